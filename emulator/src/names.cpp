@@ -36,7 +36,7 @@ std::string_view name(Rounding r) {
 }
 
 std::string_view name(Overflow o) {
-  constexpr std::array<std::string_view, 4> k{"satfinite", "ieee", "satfinite-only", "compare-before-round"};
+  constexpr std::array<std::string_view, 5> k{"satfinite", "ieee", "satfinite-only", "compare-before-round", "nonsat"};
   return k[std::size_t(o)];
 }
 
@@ -60,7 +60,7 @@ std::optional<Rounding> parse_rounding(std::string_view s) {
   return std::nullopt;
 }
 std::optional<Overflow> parse_overflow(std::string_view s) {
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 5; ++i)
     if (s == name(Overflow(i))) return Overflow(i);
   return std::nullopt;
 }

@@ -53,6 +53,10 @@ enum class Overflow : std::uint8_t {
   // where the format has neither); otherwise round. HIP internal::cast_to_f8 with clip=false
   // (from rocBLAS rocblas_hip_f8_impl.h): 449.0f -> e4m3fn NaN although RNE gives 448.
   CompareBeforeRound,
+  // Round first; any result beyond max is +-Inf / NaN whatever the rounding direction (no IEEE
+  // directed-rounding exception): ml_dtypes kTruncate=true (480.0f -> e4m3fn NaN although RTZ
+  // gives 448 under ieee), c10. Identical to ieee under RNE and RNA.
+  NonSat,
 };
 
 // NaN input, for targets that have a NaN.
@@ -60,6 +64,16 @@ enum class NanPolicy : std::uint8_t {
   KeepSign,   // the format's NaN code with the input's sign (ml_dtypes, c10); fnuz and e8m0fnu
               // have a single NaN code, so the sign is lost there
   Canonical,  // the positive NaN code (CUDA float source: NaN is made 0x7FFFFFFF first)
+  ToMax,      // +-max with the input's sign (HIP software path, 2024-10, fnuz with clip)
+};
+
+// Which NaN code an IEEE-style target (e5m2, bf16, fp16) gets; the sign follows NanPolicy.
+enum class IeeeNanCode : std::uint8_t {
+  Quiet,    // top mantissa bit only: e5m2 0x7E, bf16 0x7FC0 (ml_dtypes quiet_NaN())
+  AllOnes,  // all mantissa bits: e5m2 0x7F (c10 `0x7F | sign`; CUDA float source, whose
+            // canonical NaN 0x7FFFFFFF truncates to mantissa 11)
+  Payload,  // quiet bit | the top M bits of the source mantissa (CUDA __nv_cvt_double_to_fp8:
+            // `0x7E | truncated mantissa`)
 };
 
 // NaN input, for targets without NaN (e2m3fn, e3m2fn, e2m1fn).
@@ -107,11 +121,18 @@ struct CastSpec {
   Rounding rounding = Rounding::NearestEven;
   Overflow overflow = Overflow::SatFinite;
   NanPolicy nan = NanPolicy::KeepSign;
+  IeeeNanCode ieee_nan = IeeeNanCode::Quiet;
   NanlessNan nanless_nan = NanlessNan::PositiveMax;
   Subnormals subnormals = Subnormals::Keep;
   UnsignedNegative unsigned_negative = UnsignedNegative::Nan;
   UnsignedZero unsigned_zero = UnsignedZero::Min;
   SrRule sr{};
+  // RNE ties pick the even *code* rather than the even significand. The two differ only where
+  // M = 0 (e8m0fnu): 3.0 -> 0x80 (gfloat; ml_dtypes before PR #223) instead of 0x81.
+  bool ties_to_even_code = false;
+  // e8m0fnu from an fp32-subnormal input: code 1 iff |x| > 2^-127, else 0 (c10 and ml_dtypes
+  // round the exponent field with the implicit bit, 0 here, as the LSB; reference/formats.md §2).
+  bool e8m0_subnormal_above_min_rounds_up = false;
 
   friend constexpr bool operator==(const CastSpec&, const CastSpec&) = default;
 };
@@ -170,10 +191,20 @@ OCTET_HD constexpr std::uint32_t encode_bits(const Format& f, const CastSpec& s,
   const Bits mant = x & Src::kMantMask;
   const bool negative = sign_bit && f.is_signed;
   const std::uint32_t sign = negative ? f.sign_mask() : 0u;
+  const auto sig_above_half = [](Bits m) { return m > (Bits(1) << (Src::kM - 1)); };
 
   // 2. Specials. ------------------------------------------------------------------------------
   if (field == Src::kExpAllOnes && mant != 0) {  // NaN
-    if (f.nan != NanEncoding::None) return f.nan_code(s.nan == NanPolicy::KeepSign && sign_bit);
+    if (s.nan == NanPolicy::ToMax) return (sign_bit ? f.sign_mask() : 0u) | f.max_finite_code();
+    const bool nan_negative = s.nan == NanPolicy::KeepSign && sign_bit;
+    if (f.nan == NanEncoding::Ieee) {
+      const std::uint32_t payload =
+          s.ieee_nan == IeeeNanCode::Quiet ? 1u << (M - 1)
+          : s.ieee_nan == IeeeNanCode::AllOnes ? f.mantissa_mask()
+          : (1u << (M - 1)) | std::uint32_t(mant >> (Src::kM - M));
+      return f.inf_code(nan_negative) | payload;
+    }
+    if (f.nan != NanEncoding::None) return f.nan_code(nan_negative);
     if (s.nanless_nan == NanlessNan::PositiveMax) return f.max_finite_code();
     return sign_bit ? 0u : f.sign_mask();  // ml_dtypes: the sign-only code, negated by the sign
   }
@@ -189,6 +220,8 @@ OCTET_HD constexpr std::uint32_t encode_bits(const Format& f, const CastSpec& s,
                                        : f.nan == NanEncoding::None ? max_code
                                        : sign | f.magnitude_mask();
   if (field == Src::kExpAllOnes) return s.overflow == Overflow::SatFinite ? max_code : unbounded_code;  // Inf
+  if (Src::kM == 23 && s.e8m0_subnormal_above_min_rounds_up && !f.has_zero && field == 0 && mant != 0)
+    return sig_above_half(mant) ? 1u : 0u;
   if (field == 0 && mant == 0) {  // +-0
     if (f.has_zero) return f.nan == NanEncoding::NegZero ? 0u : sign;
     return s.unsigned_zero == UnsignedZero::Min ? 0u : f.nan_code(false);
@@ -233,7 +266,12 @@ OCTET_HD constexpr std::uint32_t encode_bits(const Format& f, const CastSpec& s,
   // 5. Round.
   Bits r = r0;
   switch (s.rounding) {
-    case Rounding::NearestEven: r += (rem > half || (rem == half && (r0 & 1))) ? 1 : 0; break;
+    case Rounding::NearestEven: {
+      const int ebase_even = (e > f.emin() ? e : f.emin()) - f.emin();  // the lower code's parity
+      const bool odd = s.ties_to_even_code && M == 0 ? (ebase_even & 1) != 0 : (r0 & 1) != 0;
+      r += (rem > half || (rem == half && odd)) ? 1 : 0;
+      break;
+    }
     case Rounding::NearestAway: r += rem >= half ? 1 : 0; break;
     case Rounding::TowardZero: break;
     case Rounding::TowardPositive: r += (rem != 0 && !negative) ? 1 : 0; break;

@@ -20,11 +20,19 @@ struct Profile {
   CastSpec fp8;                 // e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, bf16, fp16 targets
   CastSpec e8m0;                // e8m0fnu target
   CastSpec fp6_fp4;             // e2m3fn, e3m2fn, e2m1fn targets
+  // fp64 sources: implementations whose double path differs (CUDA keeps the NaN sign and
+  // payload there, where its float path makes NaN canonical first).
+  bool fp64_nan_keeps_sign_and_payload = false;
 
-  constexpr const CastSpec& spec_for(FormatId id) const {
-    if (id == FormatId::e8m0fnu) return e8m0;
-    if (id == FormatId::e2m3fn || id == FormatId::e3m2fn || id == FormatId::e2m1fn) return fp6_fp4;
-    return fp8;
+  constexpr CastSpec spec_for(FormatId id, SourceType src = SourceType::fp32) const {
+    CastSpec s = id == FormatId::e8m0fnu ? e8m0
+                 : (id == FormatId::e2m3fn || id == FormatId::e3m2fn || id == FormatId::e2m1fn) ? fp6_fp4
+                 : fp8;
+    if (src == SourceType::fp64 && fp64_nan_keeps_sign_and_payload) {
+      s.nan = NanPolicy::KeepSign;
+      s.ieee_nan = IeeeNanCode::Payload;
+    }
+    return s;
   }
 };
 
