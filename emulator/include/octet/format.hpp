@@ -135,7 +135,22 @@ inline constexpr std::array<Format, 10> target_formats{
     e4m3fn_format, e4m3fnuz_format, e5m2_format, e5m2fnuz_format, e8m0fnu_format,
     e2m3fn_format, e3m2fn_format,   e2m1fn_format, bf16_format,   fp16_format};
 
-OCTET_HD constexpr const Format& format_of(FormatId id) { return all_formats[std::size_t(id)]; }
+#if defined(__CUDACC__)
+// Device code cannot read namespace-scope constexpr objects at run time (nvcc: "identifier
+// octet::all_formats is undefined in device code"), and nvcc compiles every __host__ __device__
+// function that a .cu file uses for the device too: the device pass gets its own copy.
+static constexpr __device__ std::array<Format, 12> device_formats{
+    e4m3fn_format, e4m3fnuz_format, e5m2_format, e5m2fnuz_format, e8m0fnu_format, e2m3fn_format,
+    e3m2fn_format, e2m1fn_format,   bf16_format, fp16_format,     fp32_format,     fp64_format};
+#endif
+
+OCTET_HD constexpr const Format& format_of(FormatId id) {
+#if defined(__CUDA_ARCH__)
+  return device_formats[std::size_t(id)];
+#else
+  return all_formats[std::size_t(id)];
+#endif
+}
 
 // octet's short name ("e4m3fn") and the ml_dtypes / HDF5 `dtype` spelling ("float8_e4m3fn").
 std::string_view name(FormatId id);
