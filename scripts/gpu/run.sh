@@ -67,7 +67,7 @@ gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 run_step configure 180 "$logs/build.log" \
   cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DOCTET_CUDA=ON -DOCTET_PYTHON=OFF
-targets=(--target octet_gpu_tests octet_gpu_bench)
+targets=(--target octet_gpu_tests octet_gpu_bench octet_capi)
 [[ ${OCTET_GPU_BUILD_ALL:-0} == 1 ]] && targets=()
 if [[ ${rc[configure]} == 0 ]]; then
   run_step build 300 "$logs/build.log" cmake --build "$build" -j "$jobs" "${targets[@]}"
@@ -99,6 +99,12 @@ if [[ $built == yes ]]; then
     steps+=(memcheck racecheck)
     rc[memcheck]="no compute-sanitizer"
     rc[racecheck]="no compute-sanitizer"
+  fi
+
+  # torch's float8 casts (CPU and CUDA) against the `torch` profile over all 2^32 fp32 inputs.
+  capi=$(find "$build/python" -name 'liboctet_capi.so' | head -1)
+  if [[ -n $capi ]] && python3 -c 'import torch, numpy' 2>/dev/null; then
+    run_step torch 240 "$logs/torch.log" python3 scripts/gpu/conformance_torch.py "$capi"
   fi
 
   obj=$(find "$build" -name 'sm90_cast.cu.o' | head -1)
@@ -139,6 +145,9 @@ fi
       bench)
         detail=$(grep -E '^Disposition' "$logs/bench.log" 2>/dev/null | tail -1)
         ;;
+      torch)
+        detail=$(grep -E 'passed, [0-9]+ failed' "$logs/torch.log" 2>/dev/null | tail -1)
+        ;;
       configure | build)
         [[ ${rc[$s]} != 0 ]] && detail=$(grep -m3 -E 'error|Error' "$logs/build.log" | tr '\n' ' ' | cut -c1-300)
         ;;
@@ -149,6 +158,7 @@ fi
     grep -oE '(device: .*|hw-nan .*|sweep .*|large-count .*)' "$logs/tests.log" | sed 's/^/  /'
     grep -E '^[0-9]+: \[  FAILED  \] ' "$logs/tests.log" | head -10 | sed 's/^/  /'
   fi
+  [[ -f $logs/torch.log ]] && grep -E '^(torch |float8|    input)' "$logs/torch.log" | sed 's/^/  /'
   [[ -f $logs/bench.log ]] && grep -E '^(octet_gpu_bench|op |copy |cast |All results|validation)' "$logs/bench.log" | sed 's/^/  /'
   [[ -f $logs/sass.txt ]] && sed -n '2,12p' "$logs/sass.txt" | grep -E 'F2FP|LDG|STG' | sed 's/^/  sass /'
 } | tee "$logs/summary.txt"
