@@ -46,8 +46,9 @@ std::string_view name(SourceType t) {
 }
 
 std::optional<SourceType> parse_source(std::string_view s) {
+  constexpr std::array<std::string_view, 4> k_dtype{"float32", "float64", "bfloat16", "float16"};
   for (int i = 0; i < 4; ++i)
-    if (s == name(SourceType(i))) return SourceType(i);
+    if (s == name(SourceType(i)) || s == k_dtype[std::size_t(i)]) return SourceType(i);
   return std::nullopt;
 }
 
@@ -55,13 +56,13 @@ std::optional<SourceType> parse_source(std::string_view s) {
 
 namespace octet {
 std::optional<Rounding> parse_rounding(std::string_view s) {
-  for (int i = 0; i < 7; ++i)
-    if (s == name(Rounding(i))) return Rounding(i);
+  for (const Rounding r : kAllRoundings)
+    if (s == name(r)) return r;
   return std::nullopt;
 }
 std::optional<Overflow> parse_overflow(std::string_view s) {
-  for (int i = 0; i < 5; ++i)
-    if (s == name(Overflow(i))) return Overflow(i);
+  for (const Overflow o : kAllOverflows)
+    if (s == name(o)) return o;
   return std::nullopt;
 }
 }  // namespace octet

@@ -17,6 +17,7 @@
 // It is __host__ __device__ so that the CUDA and HIP kernels run the same code as the emulator.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -138,8 +139,13 @@ struct CastSpec {
 };
 
 std::string_view name(Rounding r);   // "rne", "rna", "rtz", "ru", "rd", "rto", "sr"
-std::string_view name(Overflow o);   // "satfinite", "ieee", "satfinite-only", "compare-before-round"
+std::string_view name(Overflow o);   // "satfinite", "ieee", "satfinite-only", "compare-before-round", "nonsat"
 std::optional<Rounding> parse_rounding(std::string_view s);
+inline constexpr std::array<Rounding, 7> kAllRoundings{
+    Rounding::NearestEven,    Rounding::NearestAway, Rounding::TowardZero, Rounding::TowardPositive,
+    Rounding::TowardNegative, Rounding::ToOdd,       Rounding::Stochastic};
+inline constexpr std::array<Overflow, 5> kAllOverflows{Overflow::SatFinite, Overflow::Ieee, Overflow::SatFiniteOnly,
+                                                       Overflow::CompareBeforeRound, Overflow::NonSat};
 std::optional<Overflow> parse_overflow(std::string_view s);
 
 // ---------------------------------------------------------------------------------------------
@@ -335,7 +341,7 @@ namespace octet {
 
 enum class SourceType : std::uint8_t { fp32, fp64, bf16, fp16 };
 std::string_view name(SourceType t);
-std::optional<SourceType> parse_source(std::string_view s);
+std::optional<SourceType> parse_source(std::string_view s);  // "fp32" or "float32", ...
 constexpr std::size_t size_of(SourceType t) {
   return t == SourceType::fp64 ? 8 : t == SourceType::fp32 ? 4 : 2;
 }

@@ -49,13 +49,15 @@ struct Format {
   NanEncoding nan;
   bool has_zero;  // false only for e8m0fnu, whose code 0x00 is 2^-127
 
+  // The code helpers below work on 32-bit codes: every cast target and fp32. fp64 is described
+  // for its source traits only.
   OCTET_HD constexpr int bits() const { return int(is_signed) + exponent_bits + mantissa_bits; }
   OCTET_HD constexpr std::uint32_t sign_mask() const { return is_signed ? 1u << (bits() - 1) : 0u; }
   OCTET_HD constexpr std::uint32_t magnitude_mask() const {
     return (1u << (exponent_bits + mantissa_bits)) - 1u;
   }
   OCTET_HD constexpr std::uint32_t mantissa_mask() const { return (1u << mantissa_bits) - 1u; }
-  OCTET_HD constexpr std::uint32_t code_count() const { return 1u << bits(); }
+  OCTET_HD constexpr std::uint64_t code_count() const { return std::uint64_t(1) << bits(); }
 
   // Largest finite magnitude code: e4m3fn 0x7E, e5m2 0x7B, fnuz 0x7F, e8m0fnu 0xFE, e2m1fn 0x7.
   OCTET_HD constexpr std::uint32_t max_finite_code() const {
@@ -76,9 +78,10 @@ struct Format {
   OCTET_HD constexpr std::uint32_t inf_code(bool negative) const {
     return (negative ? sign_mask() : 0u) | (((1u << exponent_bits) - 1u) << mantissa_bits);
   }
-  // The NaN code a conversion produces. Ieee formats use the quiet NaN with the top mantissa
-  // bit set (e5m2 0x7E, bf16 0x7FC0, fp16 0x7E00), as ml_dtypes quiet_NaN() does. fnuz has one
-  // NaN (0x80) and e8m0fnu has one (0xFF): the sign cannot be kept.
+  // The format's canonical NaN code. Ieee formats: the quiet NaN with the top mantissa bit set
+  // (e5m2 0x7E, bf16 0x7FC0, fp16 0x7E00), as ml_dtypes quiet_NaN(); a conversion may choose
+  // another (CastSpec::ieee_nan). fnuz has one NaN (0x80) and e8m0fnu has one (0xFF): the sign
+  // cannot be kept.
   OCTET_HD constexpr std::uint32_t nan_code(bool negative) const {
     switch (nan) {
       case NanEncoding::Ieee:
@@ -159,11 +162,13 @@ std::string_view name(ValueClass c);
 std::optional<FormatId> parse_format(std::string_view s);  // accepts both spellings
 
 // Decode: every code to its exact value. Every value of every format here is exact in double.
-// NaN decodes to a quiet NaN with the code's sign; for e8m0fnu 0xFF decodes to +NaN.
+// NaN decodes to a quiet NaN with the code's sign where the format has signed NaNs; the single
+// NaN of fnuz (0x80) and e8m0fnu (0xFF) decodes to +NaN.
 OCTET_HD constexpr double decode(const Format& f, std::uint32_t code) {
   const std::uint32_t mag = code & f.magnitude_mask();
   const bool negative = (code & f.sign_mask()) != 0;
-  if (f.is_nan(code)) return negative ? -__builtin_nan("") : __builtin_nan("");
+  if (f.is_nan(code))
+    return (negative && f.nan != NanEncoding::NegZero) ? -__builtin_nan("") : __builtin_nan("");
   if (f.is_inf(code)) return negative ? -__builtin_inf() : __builtin_inf();
   const int field = int(mag >> f.mantissa_bits);
   const std::uint32_t mant = mag & f.mantissa_mask();

@@ -39,7 +39,8 @@ OCTET_HD constexpr std::uint32_t counter_rbits(std::uint64_t seed, std::uint64_t
 
 // Sweep the fp32 bit patterns [first, first + count) (count a multiple of kSweepBlock, default
 // all 2^32). `on_block`, when given, sees each block's codes (in any order across threads; it
-// must be thread-safe). `seed` feeds counter_rbits for Rounding::Stochastic.
+// must be thread-safe). `seed` feeds counter_rbits for Rounding::Stochastic. The reported
+// seconds include the time spent in `on_block`: benchmark without one.
 SweepResult sweep_fp32(const Format& dst, const CastSpec& spec, std::uint64_t first = 0,
                        std::uint64_t count = std::uint64_t(1) << 32, std::uint64_t seed = 0,
                        const std::function<void(std::uint64_t first, std::span<const std::uint8_t> codes)>& on_block = {});

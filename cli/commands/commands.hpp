@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// commands.hpp — one options struct and one run function per subcommand. main.cpp fills the
+// structs from the command line; each run_* returns the process exit code and throws UsageError
+// (exit code 2) for bad names and values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace octet::cli {
+
+struct FormatsOptions {
+  bool json = false;
+};
+int run_formats(const FormatsOptions& o);
+// The format table as text (also printed by the demo).
+void print_format_table();
+
+struct CastOptions {
+  std::string format, from = "fp32", rounding, overflow, profile = "ocp", random_bits;
+  bool json = false;
+  std::vector<std::string> values;
+};
+int run_cast(const CastOptions& o);
+
+struct DecodeOptions {
+  std::string format;
+  bool json = false;
+  std::vector<std::string> codes;  // empty: every code of a format of at most 8 bits
+};
+int run_decode(const DecodeOptions& o);
+
+struct SweepOptions {
+  std::string format, rounding, overflow, profile = "ocp", seed = "0", range;
+  bool json = false, check = false;
+};
+int run_sweep(const SweepOptions& o);
+
+struct DemoOptions {
+  bool no_sweep = false;
+};
+int run_demo(const DemoOptions& o);
+
+}  // namespace octet::cli

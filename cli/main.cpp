@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// main.cpp — the `octet` command line: CLI11 wiring only; the work is in commands/*.cpp.
+//   octet [demo [--no-sweep]]   the default work (formats, casts under every profile, a sweep)
+//   octet formats [--json]
+//   octet cast --format F [--from S] [--rounding R] [--overflow O] [--profile P]
+//              [--random-bits U32] [--json] VALUE...
+//   octet decode --format F [--json] [CODE...]
+//   octet sweep --format F [--rounding R] [--overflow O] [--profile P] [--seed N]
+//               [--range N|A:B] [--check] [--json]
+// Exit codes: 0 success, 1 a failed check, 2 a usage error (unknown name, malformed value).
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.hpp"
+#include "common.hpp"
+#include "octet/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace octet::cli;
+  const std::string target_help = "target format: " + format_names(true, false);
+  const std::string rounding_help = rounding_names() + " (default: the profile's)";
+  const std::string overflow_help = overflow_names() + " (default: the profile's)";
+  const std::string profile_help = "rule set: " + profile_names();
+  CLI::App app{"octet: bit-exact emulator of the fp8 / MX element formats (no subcommand: the demo)", "octet"};
+  app.set_version_flag("--version", std::string("octet ") + octet::kVersion + " (git " + octet::kGitRevision + ")");
+  app.require_subcommand(0, 1);
+
+  FormatsOptions formats_o;
+  CLI::App* formats = app.add_subcommand("formats", "table of every format: widths, bias, limits, Inf and NaN codes");
+  formats->add_flag("--json", formats_o.json, "print a JSON array");
+
+  CastOptions cast_o;
+  CLI::App* cast = app.add_subcommand("cast", "cast VALUE... to a target format, one line per value");
+  cast->add_option("--format", cast_o.format, target_help)->required();
+  cast->add_option("--from", cast_o.from, "source type: fp32, fp64, bf16, fp16")->capture_default_str();
+  cast->add_option("--rounding", cast_o.rounding, rounding_help);
+  cast->add_option("--overflow", cast_o.overflow, overflow_help);
+  cast->add_option("--profile", cast_o.profile, profile_help)->capture_default_str();
+  cast->add_option("--random-bits", cast_o.random_bits, "U32 for --rounding sr, used for every value (hex or decimal)");
+  cast->add_flag("--json", cast_o.json, "print a JSON array");
+  // VALUEs are collected as extras rather than a positional, so that "-inf" and "-nan" (which
+  // CLI11 would read as short options) are values too, in command-line order.
+  cast->allow_extras();
+  cast->footer(
+      "VALUE: a decimal (448, -1e-3, nan, -inf), a hex float (0x1.8p+3), or the source's raw bits\n"
+      "(bits:0x7f800001; 32 bits for fp32, 64 for fp64, 16 for bf16 / fp16). Decimals are rounded once,\n"
+      "to nearest even, to the source type.");
+
+  DecodeOptions decode_o;
+  CLI::App* decode = app.add_subcommand("decode", "code to exact value and class (no CODE: every code of an 8-bit format)");
+  decode->add_option("--format", decode_o.format, "format: " + format_names(false, false))->required();
+  decode->add_flag("--json", decode_o.json, "print a JSON array");
+  decode->add_option("CODE", decode_o.codes, "code in hex (0x7e) or decimal");
+
+  SweepOptions sweep_o;
+  CLI::App* sweep = app.add_subcommand("sweep", "convert all 2^32 fp32 inputs: throughput and digest");
+  sweep->add_option("--format", sweep_o.format, "target of at most 8 bits: " + format_names(true, true))->required();
+  sweep->add_option("--rounding", sweep_o.rounding, rounding_help);
+  sweep->add_option("--overflow", sweep_o.overflow, overflow_help);
+  sweep->add_option("--profile", sweep_o.profile, profile_help)->capture_default_str();
+  sweep->add_option("--seed", sweep_o.seed, "seed of the random bits for --rounding sr")->capture_default_str();
+  sweep->add_option("--range", sweep_o.range, "only blocks [0, N) or [A, B) of 2^20 inputs (4096 blocks in all)");
+  sweep->add_flag("--check", sweep_o.check, "compare every output with the CLI's independent reference (exit 1 on a mismatch)");
+  sweep->add_flag("--json", sweep_o.json, "print one JSON object");
+
+  DemoOptions demo_o;
+  CLI::App* demo = app.add_subcommand("demo", "the default work: formats, casts under every profile, a checked sweep");
+  demo->add_flag("--no-sweep", demo_o.no_sweep, "leave out the exhaustive sweep");
+
+  // After `cast`, drop one end-of-options marker "--": CLI11 would end the subcommand there and
+  // hand "-inf" to the top level. VALUEs are extras of `cast`, so "-inf" needs no marker anyway.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != "cast") continue;
+    for (std::size_t j = i + 1; j < args.size(); ++j)
+      if (args[j] == "--") {
+        args.erase(args.begin() + std::ptrdiff_t(j));
+        break;
+      }
+    break;
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
+
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help / version (rc 0) or the error
+    return rc == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*formats) return run_formats(formats_o);
+    if (*cast) {
+      cast_o.values = cast->remaining();
+      return run_cast(cast_o);
+    }
+    if (*decode) return run_decode(decode_o);
+    if (*sweep) return run_sweep(sweep_o);
+    return run_demo(demo_o);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "octet: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "octet: error: %s\n", e.what());
+    return 1;
+  }
+}
