@@ -7,6 +7,7 @@
 //   octet cast --format F [--from S] [--rounding R] [--overflow O] [--profile P]
 //              [--random-bits U32] [--json] VALUE...
 //   octet decode --format F [--json] [CODE...]
+//   octet conformance [--format F]... [--source S]... [--profile P]... [--exhaustive] [--json]
 //   octet sweep --format F [--rounding R] [--overflow O] [--profile P] [--seed N]
 //               [--range N|A:B] [--check] [--json]
 // Exit codes: 0 success, 1 a failed check, 2 a usage error (unknown name, malformed value).
@@ -70,6 +71,15 @@ int main(int argc, char** argv) {
   sweep->add_flag("--check", sweep_o.check, "compare every output with the CLI's independent reference (exit 1 on a mismatch)");
   sweep->add_flag("--json", sweep_o.json, "print one JSON object");
 
+  ConformanceOptions conf_o;
+  CLI::App* conformance =
+      app.add_subcommand("conformance", "where the profiles disagree: differing inputs per profile pair, by class");
+  conformance->add_option("--format", conf_o.formats, "target(s) of at most 8 bits (default: the fp8 formats and e8m0fnu)");
+  conformance->add_option("--source", conf_o.sources, "source(s): fp32 (default), fp64, bf16, fp16");
+  conformance->add_option("--profile", conf_o.profiles, "profiles to compare (default: all): " + profile_names());
+  conformance->add_flag("--exhaustive", conf_o.exhaustive, "all 2^32 fp32 inputs (fp16/bf16 are always exhaustive)");
+  conformance->add_flag("--json", conf_o.json, "print a JSON array, one object per (format, source, pair)");
+
   DemoOptions demo_o;
   CLI::App* demo = app.add_subcommand("demo", "the default work: formats, casts under every profile, a checked sweep");
   demo->add_flag("--no-sweep", demo_o.no_sweep, "leave out the exhaustive sweep");
@@ -103,6 +113,7 @@ int main(int argc, char** argv) {
     }
     if (*decode) return run_decode(decode_o);
     if (*sweep) return run_sweep(sweep_o);
+    if (*conformance) return run_conformance(conf_o);
     return run_demo(demo_o);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "octet: %s\n", e.what());

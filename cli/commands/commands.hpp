@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "octet/conformance.hpp"
+
 namespace octet::cli {
 
 struct FormatsOptions {
@@ -37,6 +39,14 @@ struct SweepOptions {
   bool json = false, check = false;
 };
 int run_sweep(const SweepOptions& o);
+
+struct ConformanceOptions {
+  std::vector<std::string> formats, sources, profiles;  // empty: fp8 + e8m0 targets, fp32, all profiles
+  bool exhaustive = false, json = false;
+};
+int run_conformance(const ConformanceOptions& o);
+std::vector<ConformanceReport> conformance_reports(const ConformanceOptions& o);
+void print_conformance_summary(const std::vector<ConformanceReport>& reports, bool with_examples);
 
 struct DemoOptions {
   bool no_sweep = false;

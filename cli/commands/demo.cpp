@@ -173,6 +173,11 @@ int run_demo(const DemoOptions& o) {
               std::string(default_profile().name).c_str());
   for (const FormatId id : kDemoFormats) cast_table(format_of(id), t);
 
+  // Where the profiles disagree (quick mode: boundary points + a 2^24 sample per target).
+  std::printf("\n== conformance: profile pairs that differ, fp32 sources (octet conformance for examples) ==\n");
+  std::fflush(stdout);
+  print_conformance_summary(conformance_reports(ConformanceOptions{}), false);
+
   // One exhaustive sweep: e4m3fn under the default profile, every output checked.
   const Format& sf = e4m3fn_format;
   const CastSpec sspec = default_profile().spec_for(sf.id);
