@@ -210,7 +210,11 @@ std::uint32_t Reference::encode(std::uint32_t x, std::uint32_t rbits) const {
     if (s_.nanless_nan == NanlessNan::PositiveMax) return max_code_;
     return negative ? codes_[0] : sign_bit_;  // ml_dtypes: -(the sign-only code)
   }
-  if (negative && !f_.is_signed) {  // decides -0 and -Inf too
+  if (field == 0 && mantissa == 0) {  // -0 is a zero: the zero rule before the negative-input rule
+    if (virtual_zero_) return s_.unsigned_zero == UnsignedZero::Min ? codes_[0] : nan_code(false);
+    return code_for(0, negative && f_.is_signed);
+  }
+  if (negative && !f_.is_signed) {  // decides -Inf too
     switch (s_.unsigned_negative) {
       case UnsignedNegative::Nan: return nan_code(false);
       case UnsignedNegative::Min: return codes_[0];
@@ -222,10 +226,6 @@ std::uint32_t Reference::encode(std::uint32_t x, std::uint32_t rbits) const {
   // 2^-127, whatever the rounding mode.
   if (field == 0 && mantissa != 0 && virtual_zero_ && s_.e8m0_subnormal_above_min_rounds_up)
     return std::fabs(double(std::bit_cast<float>(x))) > values_[1] ? codes_[2] : codes_[1];
-  if (field == 0 && mantissa == 0) {
-    if (virtual_zero_) return s_.unsigned_zero == UnsignedZero::Min ? codes_[0] : nan_code(false);
-    return code_for(0, negative);
-  }
   const double magnitude = std::fabs(double(std::bit_cast<float>(x)));
   if (s_.rounding == Rounding::Stochastic) return sr_code(floor_index(magnitude), negative, magnitude, rbits);
   return code_for(round_index(magnitude, negative), negative);

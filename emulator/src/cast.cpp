@@ -158,6 +158,7 @@ namespace {
 template <class T, class Out>
 void cast_span(SourceType src, std::span<const T> in, const Format& dst, const CastSpec& spec,
                std::span<Out> out, std::span<const std::uint32_t> rbits) {
+  check_target(dst, spec, !rbits.empty());
   const bool wide = dst.bits() > 8;
   if (wide != (sizeof(Out) == 2))
     throw std::invalid_argument(std::string("cast: target ") + std::string(name(dst.id)) + " needs a " +
@@ -184,6 +185,10 @@ void cast(std::span<const float> in, const Format& dst, const CastSpec& spec, st
           std::span<const std::uint32_t> rbits) { cast_span(SourceType::fp32, in, dst, spec, out, rbits); }
 void cast(std::span<const double> in, const Format& dst, const CastSpec& spec, std::span<std::uint16_t> out,
           std::span<const std::uint32_t> rbits) { cast_span(SourceType::fp64, in, dst, spec, out, rbits); }
+void cast(std::span<const bf16_bits> in, const Format& dst, const CastSpec& spec, std::span<std::uint16_t> out,
+          std::span<const std::uint32_t> rbits) { cast_span(SourceType::bf16, in, dst, spec, out, rbits); }
+void cast(std::span<const fp16_bits> in, const Format& dst, const CastSpec& spec, std::span<std::uint16_t> out,
+          std::span<const std::uint32_t> rbits) { cast_span(SourceType::fp16, in, dst, spec, out, rbits); }
 
 void cast_fp32_range(std::uint32_t first, std::size_t n, const Format& dst, const CastSpec& spec,
                      std::uint8_t* out) {

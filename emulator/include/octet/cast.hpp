@@ -7,7 +7,7 @@
 //
 // The algorithm is integer-only and follows IEEE 754-2019 §4.3 (rounding) and §7.4 (overflow):
 //   1. unpack sign, exponent field and mantissa;
-//   2. specials (NaN, negative input to the unsigned e8m0fnu, Inf, zero) per CastSpec;
+//   2. specials (NaN, zero, negative input to the unsigned e8m0fnu, Inf) per CastSpec;
 //   3. normalise |x| = sig * 2^(e - kM); overflow beyond the largest binade;
 //   4. shift sig so that its integer part counts the target's quantum 2^(max(e, emin) - M),
 //      keeping the dropped bits as the remainder;
@@ -65,7 +65,8 @@ enum class NanPolicy : std::uint8_t {
   KeepSign,   // the format's NaN code with the input's sign (ml_dtypes, c10); fnuz and e8m0fnu
               // have a single NaN code, so the sign is lost there
   Canonical,  // the positive NaN code (CUDA float source: NaN is made 0x7FFFFFFF first)
-  ToMax,      // +-max with the input's sign (HIP software path, 2024-10, fnuz with clip)
+  ToMax,      // +-max with the input's sign (HIP software path, 2024-10, fnuz with clip);
+              // targets without NaN follow NanlessNan
 };
 
 // Which NaN code an IEEE-style target (e5m2, bf16, fp16) gets; the sign follows NanPolicy.
@@ -91,7 +92,7 @@ enum class Subnormals : std::uint8_t {
   Flush,
 };
 
-// Negative and zero inputs for an unsigned target without zero (e8m0fnu).
+// Negative and zero inputs for an unsigned target without zero (e8m0fnu). -0 is a zero.
 enum class UnsignedNegative : std::uint8_t {
   Nan,  // no representation: NaN (ml_dtypes)
   Abs,  // the sign is ignored (c10 Float8_e8m0fnu, CUDA __nv_cvt_*_to_e8m0)
@@ -201,7 +202,8 @@ OCTET_HD constexpr std::uint32_t encode_bits(const Format& f, const CastSpec& s,
 
   // 2. Specials. ------------------------------------------------------------------------------
   if (field == Src::kExpAllOnes && mant != 0) {  // NaN
-    if (s.nan == NanPolicy::ToMax) return (sign_bit ? f.sign_mask() : 0u) | f.max_finite_code();
+    if (s.nan == NanPolicy::ToMax && f.nan != NanEncoding::None)
+      return (sign_bit ? f.sign_mask() : 0u) | f.max_finite_code();
     const bool nan_negative = s.nan == NanPolicy::KeepSign && sign_bit;
     if (f.nan == NanEncoding::Ieee) {
       const std::uint32_t payload =
@@ -214,7 +216,11 @@ OCTET_HD constexpr std::uint32_t encode_bits(const Format& f, const CastSpec& s,
     if (s.nanless_nan == NanlessNan::PositiveMax) return f.max_finite_code();
     return sign_bit ? 0u : f.sign_mask();  // ml_dtypes: the sign-only code, negated by the sign
   }
-  if (sign_bit && !f.is_signed) {  // unsigned target: decides -0 and -Inf too
+  if (field == 0 && mant == 0) {  // +-0: a zero, whatever its sign (IEEE 754 §6.3)
+    if (f.has_zero) return f.nan == NanEncoding::NegZero ? 0u : sign;
+    return s.unsigned_zero == UnsignedZero::Min ? 0u : f.nan_code(false);
+  }
+  if (sign_bit && !f.is_signed) {  // unsigned target: decides -Inf too
     if (s.unsigned_negative == UnsignedNegative::Nan) return f.nan_code(false);
     if (s.unsigned_negative == UnsignedNegative::Min) return 0u;
   }
@@ -228,10 +234,6 @@ OCTET_HD constexpr std::uint32_t encode_bits(const Format& f, const CastSpec& s,
   if (field == Src::kExpAllOnes) return s.overflow == Overflow::SatFinite ? max_code : unbounded_code;  // Inf
   if (Src::kM == 23 && s.e8m0_subnormal_above_min_rounds_up && !f.has_zero && field == 0 && mant != 0)
     return sig_above_half(mant) ? 1u : 0u;
-  if (field == 0 && mant == 0) {  // +-0
-    if (f.has_zero) return f.nan == NanEncoding::NegZero ? 0u : sign;
-    return s.unsigned_zero == UnsignedZero::Min ? 0u : f.nan_code(false);
-  }
 
   // 3. Normalise: |x| = sig * 2^(e - kM), sig in [2^kM, 2^(kM+1)). (Source subnormals matter:
   // fp32 subnormals at and above 2^-127 are e8m0fnu values, and reach bf16's subnormals.)
@@ -369,6 +371,10 @@ void cast(std::span<const fp16_bits> in, const Format& dst, const CastSpec& spec
 void cast(std::span<const float> in, const Format& dst, const CastSpec& spec, std::span<std::uint16_t> out,
           std::span<const std::uint32_t> rbits = {});
 void cast(std::span<const double> in, const Format& dst, const CastSpec& spec, std::span<std::uint16_t> out,
+          std::span<const std::uint32_t> rbits = {});
+void cast(std::span<const bf16_bits> in, const Format& dst, const CastSpec& spec, std::span<std::uint16_t> out,
+          std::span<const std::uint32_t> rbits = {});
+void cast(std::span<const fp16_bits> in, const Format& dst, const CastSpec& spec, std::span<std::uint16_t> out,
           std::span<const std::uint32_t> rbits = {});
 
 // The contiguous fp32 bit patterns [first, first + n) cast to 8-bit codes: the inner loop of the
