@@ -30,14 +30,11 @@ using octet::Subnormals;
 using octet::UnsignedNegative;
 using octet::UnsignedZero;
 
-inline constexpr std::array<Rounding, 7> kAllRoundings{
-    Rounding::NearestEven,    Rounding::NearestAway,    Rounding::TowardZero, Rounding::TowardPositive,
-    Rounding::TowardNegative, Rounding::ToOdd,          Rounding::Stochastic};
+using octet::kAllOverflows;
+using octet::kAllRoundings;
 inline constexpr std::array<Rounding, 6> kDeterministicRoundings{
     Rounding::NearestEven,    Rounding::NearestAway, Rounding::TowardZero, Rounding::TowardPositive,
     Rounding::TowardNegative, Rounding::ToOdd};
-inline constexpr std::array<Overflow, 5> kAllOverflows{Overflow::SatFinite, Overflow::Ieee, Overflow::SatFiniteOnly,
-                                                       Overflow::CompareBeforeRound, Overflow::NonSat};
 inline constexpr std::array<NanPolicy, 3> kAllNanPolicies{NanPolicy::KeepSign, NanPolicy::Canonical,
                                                           NanPolicy::ToMax};
 

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <ostream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -37,6 +38,8 @@ struct Config {
   Rounding rounding;  // the CUDA rounding argument, mapped
   CudaFn cuda;
 };
+
+void PrintTo(const Config& c, std::ostream* os) { *os << c.name; }
 
 cudaRoundMode cuda_mode(Rounding r) {
   switch (r) {
@@ -102,7 +105,20 @@ class Mismatches {
   std::string text_;
 };
 
+// The configurations a test applies to: all (fp32), the fp8 ones (fp16 / bf16 sources, which
+// cuda_fp8.h converts to E4M3 / E5M2 only), fp8 and e8m0 (the double paths of cuda_fp8.h).
+std::vector<Config> configs_where(bool (*keep)(FormatId)) {
+  std::vector<Config> out;
+  for (const Config& c : configs())
+    if (keep(c.format)) out.push_back(c);
+  return out;
+}
+bool is_fp8(FormatId f) { return f == FormatId::e4m3fn || f == FormatId::e5m2; }
+bool is_fp8_or_e8m0(FormatId f) { return is_fp8(f) || f == FormatId::e8m0fnu; }
+
 class CudaHeaders : public ::testing::TestWithParam<Config> {};
+class CudaHeadersFp8 : public ::testing::TestWithParam<Config> {};
+class CudaHeadersFp64 : public ::testing::TestWithParam<Config> {};
 
 TEST_P(CudaHeaders, AllFp32Inputs) {
   const Config& c = GetParam();
@@ -119,9 +135,8 @@ TEST_P(CudaHeaders, AllFp32Inputs) {
   EXPECT_EQ(bad.count(), 0u) << c.name << " (profile " << c.profile << "), first mismatches:\n" << bad.text();
 }
 
-TEST_P(CudaHeaders, AllFp16AndBf16Inputs) {
+TEST_P(CudaHeadersFp8, AllFp16AndBf16Inputs) {
   const Config& c = GetParam();
-  if (c.format != FormatId::e4m3fn && c.format != FormatId::e5m2) GTEST_SKIP() << "fp8 targets only";
   const bool sat = std::string(c.profile) == "cuda_satfinite";
   const auto s = sat ? __NV_SATFINITE : __NV_NOSAT;
   const auto interp = c.format == FormatId::e4m3fn ? __NV_E4M3 : __NV_E5M2;
@@ -145,11 +160,9 @@ TEST_P(CudaHeaders, AllFp16AndBf16Inputs) {
 
 // fp64: every fp8 midpoint and representable value with its fp64 neighbours, max + ½ulp, the
 // subnormal midpoints, NaN of both signs with several payloads, Inf, zeros.
-TEST_P(CudaHeaders, Fp64BoundarySet) {
+TEST_P(CudaHeadersFp64, Fp64BoundarySet) {
   const Config& c = GetParam();
-  const bool fp8 = c.format == FormatId::e4m3fn || c.format == FormatId::e5m2;
-  const bool e8m0 = c.format == FormatId::e8m0fnu;
-  if (!fp8 && !e8m0) GTEST_SKIP() << "fp6/fp4 double paths are covered through fp32";
+  const bool fp8 = is_fp8(c.format);
   const bool sat = std::string(c.profile) == "cuda_satfinite";
   const auto s = sat ? __NV_SATFINITE : __NV_NOSAT;
   const Format& f = format_of(c.format);
@@ -185,7 +198,9 @@ TEST_P(CudaHeaders, Fp64BoundarySet) {
                              << bad.text();
 }
 
-INSTANTIATE_TEST_SUITE_P(Conformance, CudaHeaders, ::testing::ValuesIn(configs()),
-                         [](const ::testing::TestParamInfo<Config>& i) { return i.param.name; });
+const auto kName = [](const ::testing::TestParamInfo<Config>& i) { return i.param.name; };
+INSTANTIATE_TEST_SUITE_P(Conformance, CudaHeaders, ::testing::ValuesIn(configs()), kName);
+INSTANTIATE_TEST_SUITE_P(Conformance, CudaHeadersFp8, ::testing::ValuesIn(configs_where(is_fp8)), kName);
+INSTANTIATE_TEST_SUITE_P(Conformance, CudaHeadersFp64, ::testing::ValuesIn(configs_where(is_fp8_or_e8m0)), kName);
 
 }  // namespace
