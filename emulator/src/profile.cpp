@@ -69,10 +69,29 @@ constexpr CastSpec kMlFp6Fp4Trunc{.rounding = Rounding::TowardZero, .overflow = 
                                   .nanless_nan = NanlessNan::NegZero};
 
 // HIP amd_hip_fp8.h software path internal::cast_to_f8 (from rocBLAS rocblas_hip_f8_impl.h),
-// non-saturating: |x| > max is compared before rounding (449.0f -> e4m3fn NaN). OCP NaN ->
-// (sign << 7) | 0x7F, e5m2 likewise; fnuz -> 0x80.
+// non-saturating (clip = false, __HIP_NOSAT): |x| > max is compared before rounding (449.0f ->
+// e4m3fn NaN). OCP NaN -> (sign << 7) | 0x7F, e5m2 likewise; fnuz -> 0x80. Both revisions agree.
 constexpr CastSpec kHipSwNoSat{.rounding = kRne, .overflow = Overflow::CompareBeforeRound,
                                .nan = NanPolicy::KeepSign, .ieee_nan = IeeeNanCode::AllOnes};
+
+// HIP software path with clip (__HIP_SATFINITE, the struct default): 2024-10 revision (f9f995c):
+// finite overflow and Inf -> +-max; OCP NaN -> (sign << 7) | 0x7F; fnuz Inf and NaN -> clip ? +-0x7F
+// : 0x80, so a fnuz NaN saturates. Newer revision (00387053): Inf is not saturated (e4m3 and fnuz
+// NaN, e5m2 Inf), NaN -> NaN.
+constexpr CastSpec kHipSw2024Sat{.rounding = kRne, .overflow = Overflow::SatFinite, .nan = NanPolicy::KeepSign,
+                                 .ieee_nan = IeeeNanCode::AllOnes};
+constexpr CastSpec kHipSw2024SatFnuz{.rounding = kRne, .overflow = Overflow::SatFinite, .nan = NanPolicy::ToMax};
+constexpr CastSpec kHipSw2025Sat{.rounding = kRne, .overflow = Overflow::SatFiniteOnly, .nan = NanPolicy::KeepSign,
+                                 .ieee_nan = IeeeNanCode::AllOnes};
+
+// gfx942 device fast path (cast_to_f8_from_f32): with SATFINITE a finite input is first clamped
+// with __builtin_amdgcn_fmed3f(v, +-max), then the hardware converts with RNE; Inf and NaN skip
+// the clamp. The packed x2 API (hip_gfx942_x2, hazard H16) writes the clamped value to the wrong
+// lane and converts the original inputs, so nothing saturates. What the hardware gives for an
+// unclamped overflow or an Inf is undocumented: octet models it as non-saturating (NaN 0x80 for
+// fnuz), pending a sweep on MI300 (reference/formats.md §6.4; unverified).
+constexpr CastSpec kHipGfx942{.rounding = kRne, .overflow = Overflow::SatFiniteOnly};
+constexpr CastSpec kHipGfx942X2{.rounding = kRne, .overflow = Overflow::NonSat};
 
 // gfloat round_float(..., sat=True): RNE, saturating including Inf, unsigned NaN; e8m0 ties to
 // the even code.
@@ -105,8 +124,18 @@ constexpr std::array kProfiles{
             "ml_dtypes/include/float8.h", kMlFp8Sat, kMlE8m0Sat, kMlFp6Fp4Sat},
     Profile{"ml_dtypes_trunc", "ml_dtypes ConvertImpl with kTruncate=true",
             "ml_dtypes/include/float8.h", kMlFp8Trunc, CastSpec{kMlE8m0}, kMlFp6Fp4Trunc},
-    Profile{"hip_sw", "HIP amd_hip_fp8.h software cast_to_f8, non-saturating (compare before round)",
+    Profile{"hip_sw", "HIP amd_hip_fp8.h software cast_to_f8 without clip (NOSAT): compare before round",
             "ROCm/clr hipamd/include/hip/amd_detail/amd_hip_fp8.h", kHipSwNoSat, kOcpNoSat, kOcpSat},
+    Profile{"hip_sw_2024", "HIP amd_hip_fp8.h software cast_to_f8 with clip (SATFINITE), 2024-10 revision",
+            "ROCm/clr amd_hip_fp8.h at f9f995c", kHipSw2024Sat, kOcpSat, kOcpSat, false, true, kHipSw2024SatFnuz},
+    Profile{"hip_sw_2025", "HIP amd_hip_fp8.h software cast_to_f8 with clip (SATFINITE), newer revision",
+            "ROCm/clr amd_hip_fp8.h at 00387053", kHipSw2025Sat, kOcpSat, kOcpSat},
+    Profile{"hip_gfx942", "HIP gfx942 device fast path: fmed3 clamp (SATFINITE), then hardware RNE",
+            "ROCm/clr amd_hip_fp8.h cast_to_f8_from_f32 (hardware overflow/Inf: unverified)", kHipGfx942, kOcpSat,
+            kOcpSat},
+    Profile{"hip_gfx942_x2", "HIP gfx942 packed x2 conversion: the clamp misses, nothing saturates (bug H16)",
+            "ROCm/clr amd_hip_fp8.h __hip_cvt_float2_to_fp8x2 (hardware overflow: unverified)", kHipGfx942X2,
+            kOcpSat, kOcpSat},
     Profile{"gfloat", "gfloat round_float(…, RoundMode.TiesToEven, sat=True)",
             "graphcore-research/gfloat src/gfloat/round.py", kGfloat, kGfloatE8m0, kGfloat},
     Profile{"microxcaling", "microxcaling element quantisation, round='nearest' (ties away), saturate_normals",

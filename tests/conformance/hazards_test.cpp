@@ -171,3 +171,39 @@ TEST(Hazards, MicroxcalingTiesAway) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Hazards, H5_HipInfUnderSaturationByRevision) {
+  const double inf = HUGE_VAL;
+  expect_code("hip_sw_2024", E4M3, inf, 0x7E);   // 2024-10: Inf -> +-max
+  expect_code("hip_sw_2024", E5M2, -inf, 0xFB);
+  expect_code("hip_sw_2025", E4M3, inf, 0x7F);   // newer: Inf not saturated, e4m3 NaN
+  expect_code("hip_sw_2025", E5M2, inf, 0x7C);   // e5m2 Inf
+}
+
+TEST(Hazards, HipFnuzNanWithClip) {
+  expect_code("hip_sw_2024", E4M3FNUZ, kNaN, 0x7F);     // clip ? +-0x7F : 0x80
+  expect_code("hip_sw_2024", E4M3FNUZ, kNegNaN, 0xFF);
+  expect_code("hip_sw_2025", E4M3FNUZ, kNaN, 0x80);     // newer: NaN stays NaN
+  expect_code("hip_sw", E4M3FNUZ, kNaN, 0x80);
+}
+
+TEST(Hazards, H16_HipGfx942PackedClampMisses) {
+  // __hip_cvt_float2_to_fp8x2((1e9, 1e9), __HIP_SATFINITE, ...): the scalar path clamps to max,
+  // the packed path does not (modelled hardware overflow: NaN 0x80).
+  expect_code("hip_gfx942", E4M3FNUZ, 1e9, 0x7F);
+  expect_code("hip_gfx942_x2", E4M3FNUZ, 1e9, 0x80);
+}
+
+TEST(Hazards, H15_CpfloatE4m3Has480) {
+  // CPFloat's "E4M3" preset has no NaN code: S.1111.111 is the finite 480 = 2^8 * (2 - 2^-3).
+  // The same rounding that gives OCP e4m3fn NaN for 470 gives CPFloat 480.
+  constexpr Format cpfloat_e4m3{FormatId::e4m3fn, 4, 3, 7, true, false, NanEncoding::None, true};
+  const CastSpec nonsat{.rounding = Rounding::NearestEven, .overflow = Overflow::NonSat};
+  EXPECT_EQ(decode(cpfloat_e4m3, encode(cpfloat_e4m3, nonsat, 470.0f)), 480.0);
+  EXPECT_EQ(decode(cpfloat_e4m3, encode(cpfloat_e4m3, nonsat, 464.0f)), 448.0);  // the tie still goes to even
+  expect_code("ocp_nosat", E4M3, 470.0, 0x7F);
+}
+
+}  // namespace

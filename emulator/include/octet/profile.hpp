@@ -23,10 +23,16 @@ struct Profile {
   // fp64 sources: implementations whose double path differs (CUDA keeps the NaN sign and
   // payload there, where its float path makes NaN canonical first).
   bool fp64_nan_keeps_sign_and_payload = false;
+  // e4m3fnuz / e5m2fnuz, where the implementation treats them apart from the OCP formats (HIP's
+  // 2024 software path saturates a fnuz NaN to +-max); otherwise fp8 applies.
+  bool has_fnuz_rule = false;
+  CastSpec fnuz{};
 
   constexpr CastSpec spec_for(FormatId id, SourceType src = SourceType::fp32) const {
+    const bool is_fnuz = id == FormatId::e4m3fnuz || id == FormatId::e5m2fnuz;
     CastSpec s = id == FormatId::e8m0fnu ? e8m0
                  : (id == FormatId::e2m3fn || id == FormatId::e3m2fn || id == FormatId::e2m1fn) ? fp6_fp4
+                 : (is_fnuz && has_fnuz_rule) ? fnuz
                  : fp8;
     if (src == SourceType::fp64 && fp64_nan_keeps_sign_and_payload) {
       s.nan = NanPolicy::KeepSign;
