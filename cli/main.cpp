@@ -7,6 +7,7 @@
 //   octet cast --format F [--from S] [--rounding R] [--overflow O] [--profile P]
 //              [--random-bits U32] [--json] VALUE...
 //   octet decode --format F [--json] [CODE...]
+//   octet kernels [--json]
 //   octet conformance [--format F]... [--source S]... [--profile P]... [--exhaustive] [--json]
 //   octet sweep --format F [--rounding R] [--overflow O] [--profile P] [--seed N]
 //               [--range N|A:B] [--check] [--json]
@@ -80,6 +81,10 @@ int main(int argc, char** argv) {
   conformance->add_flag("--exhaustive", conf_o.exhaustive, "all 2^32 fp32 inputs (fp16/bf16 are always exhaustive)");
   conformance->add_flag("--json", conf_o.json, "print a JSON array, one object per (format, source, pair)");
 
+  KernelsOptions kernels_o;
+  CLI::App* kernels = app.add_subcommand("kernels", "every kernel, scale recipe and GEMM model, with its peer");
+  kernels->add_flag("--json", kernels_o.json, "print a JSON array with keys name, kind, peer, summary");
+
   DemoOptions demo_o;
   CLI::App* demo = app.add_subcommand("demo", "the default work: formats, casts under every profile, a checked sweep");
   demo->add_flag("--no-sweep", demo_o.no_sweep, "leave out the exhaustive sweep");
@@ -114,6 +119,7 @@ int main(int argc, char** argv) {
     if (*decode) return run_decode(decode_o);
     if (*sweep) return run_sweep(sweep_o);
     if (*conformance) return run_conformance(conf_o);
+    if (*kernels) return run_kernels(kernels_o);
     return run_demo(demo_o);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "octet: %s\n", e.what());

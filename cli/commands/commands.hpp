@@ -48,6 +48,11 @@ int run_conformance(const ConformanceOptions& o);
 std::vector<ConformanceReport> conformance_reports(const ConformanceOptions& o);
 void print_conformance_summary(const std::vector<ConformanceReport>& reports, bool with_examples);
 
+struct KernelsOptions {
+  bool json = false;
+};
+int run_kernels(const KernelsOptions& o);
+
 struct DemoOptions {
   bool no_sweep = false;
 };
