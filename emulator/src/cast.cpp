@@ -190,6 +190,14 @@ void cast(std::span<const bf16_bits> in, const Format& dst, const CastSpec& spec
 void cast(std::span<const fp16_bits> in, const Format& dst, const CastSpec& spec, std::span<std::uint16_t> out,
           std::span<const std::uint32_t> rbits) { cast_span(SourceType::fp16, in, dst, spec, out, rbits); }
 
+Fp32Encoder::Fp32Encoder(const Format& f, const CastSpec& s) : format_(f), spec_(s) {
+  if (Fp32Memo::applies(f, s)) {
+    auto memo = memo_for(f, s);
+    table_ = memo->table();
+    owner_ = std::move(memo);
+  }
+}
+
 void cast_fp32_range(std::uint32_t first, std::size_t n, const Format& dst, const CastSpec& spec,
                      std::uint8_t* out) {
   check_target(dst, spec, false);

@@ -502,6 +502,23 @@ const std::vector<Recipe>& all_recipes() {
 
 std::span<const Recipe> recipes() { return all_recipes(); }
 
+namespace {
+// The element cast of each table recipe, compiled once (Fp32Encoder); a recipe built by the
+// caller (a modified copy) gets its own encoder per call.
+const Fp32Encoder& element_encoder(const Recipe& r) {
+  static const std::vector<Fp32Encoder> encoders = [] {
+    std::vector<Fp32Encoder> v;
+    for (const Recipe& t : all_recipes()) v.emplace_back(format_of(t.element), t.cast);
+    return v;
+  }();
+  const std::span<const Recipe> table = all_recipes();
+  if (&r >= table.data() && &r < table.data() + table.size()) return encoders[std::size_t(&r - table.data())];
+  thread_local std::unique_ptr<Fp32Encoder> own;
+  own = std::make_unique<Fp32Encoder>(format_of(r.element), r.cast);
+  return *own;
+}
+}  // namespace
+
 const Recipe* find_recipe(std::string_view name) {
   for (const Recipe& r : all_recipes())
     if (r.name == name) return &r;
@@ -610,7 +627,7 @@ std::uint32_t quantize_element(const Recipe& r, const BlockScale& s, float x) {
       y = std::isnan(y) ? (std::signbit(y) ? -r.max_pos : r.max_pos) : std::clamp(y, -r.max_pos, r.max_pos);
       break;
   }
-  return encode(format_of(r.element), r.cast, y);
+  return element_encoder(r)(y);
 }
 
 double dequantize_element(const Recipe& r, const BlockScale& s, std::uint32_t code) {
