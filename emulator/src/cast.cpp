@@ -27,22 +27,27 @@ constexpr std::int64_t kChunk = 1 << 16;  // elements per OpenMP work item
 // ---------------------------------------------------------------------------------------------
 // Fp32Memo: encode_bits<Fp32Source> memoised over buckets of 2^16 consecutive fp32 bit patterns.
 //
-// Within a bucket the sign and exponent are fixed and the value grows with the bit pattern, so
-// a deterministic monotone rounding changes the code only where the value crosses a rounding
-// boundary: a midpoint (nearest modes), a representable value (directed modes), max (the
-// compare-before-round threshold) or Inf -> NaN. For targets of at most 8 bits those lie at
-// least 2^(23 - M - 1) >= 2^19 patterns apart, so a bucket holds at most one: the whole bucket
-// is (threshold, code below, code at or above). Round-to-odd alternates at every representable
-// value and stochastic rounding depends on the random bits: neither is memoised.
-// The table is built by calling encode_bits, so the semantics stay in one place; the exhaustive
-// sweeps in tests/ check every entry against an independent reference.
+// Within a bucket the sign and exponent are fixed and the value grows with the bit pattern, and
+// a deterministic rounding is monotone, so the code can only move forward: it changes where the
+// value crosses a rounding boundary (a midpoint for the nearest modes, a representable value for
+// the directed ones, max for compare-before-round, Inf -> NaN). Boundaries of one kind lie a
+// quantum, 2^(23 - M) patterns, apart, so for targets with at most 7 mantissa bits (every target
+// of at most 8 bits, and bf16) a bucket of 2^16 holds at most one change: the whole bucket is
+// (threshold, code below, code at or above). fp16 (M = 10) has eight per bucket and is not
+// memoised. Round-to-odd alternates at every representable value and stochastic rounding
+// depends on the random bits: neither is memoised. The table is built by calling encode_bits, so
+// the semantics stay in one place; the build bisects each change and checks it is the only one,
+// and the exhaustive sweeps in tests/ check every 8-bit entry against an independent reference.
 class Fp32Memo {
  public:
   static bool applies(const Format& f, const CastSpec& s) {
-    return f.bits() <= 8 && s.rounding != Rounding::ToOdd && s.rounding != Rounding::Stochastic;
+    return f.mantissa_bits <= 7 && f.bits() <= 16 && s.rounding != Rounding::ToOdd &&
+           s.rounding != Rounding::Stochastic;
   }
 
-  Fp32Memo(const Format& f, const CastSpec& s) : format_(f), spec_(s), entry_(1u << 16) {
+  Fp32Memo(const Format& f, const CastSpec& s) : format_(f), spec_(s) {
+    const bool wide = f.bits() > 8;
+    if (wide) wide_.resize(1u << 16); else entry_.resize(1u << 16);
     for (std::uint32_t hi = 0; hi < (1u << 16); ++hi) {
       const auto code = [&](std::uint32_t lo) { return encode_bits<Fp32Source>(f, s, hi << 16 | lo); };
       const std::uint32_t below = code(0), last = code(0xFFFF);
@@ -57,17 +62,20 @@ class Fp32Memo {
         if (code(threshold) != last)
           throw std::logic_error("Fp32Memo: two code changes in one bucket of 2^16 fp32 patterns");
       }
-      entry_[hi] = threshold | below << 16 | last << 24;
+      if (wide) wide_[hi] = threshold | std::uint64_t(below) << 16 | std::uint64_t(last) << 32;
+      else entry_[hi] = threshold | below << 16 | last << 24;
     }
   }
 
   bool matches(const Format& f, const CastSpec& s) const { return format_.id == f.id && spec_ == s; }
-  const std::uint32_t* table() const { return entry_.data(); }
+  const std::uint32_t* table() const { return entry_.empty() ? nullptr : entry_.data(); }      // 8-bit targets
+  const std::uint64_t* wide_table() const { return wide_.empty() ? nullptr : wide_.data(); }  // bf16
 
  private:
   Format format_;
   CastSpec spec_;
   std::vector<std::uint32_t> entry_;  // threshold | below << 16 | at_or_above << 24
+  std::vector<std::uint64_t> wide_;   // threshold | below << 16 | at_or_above << 32
 };
 
 // A few memos are kept; a caller holds its own reference while it uses one.
@@ -126,7 +134,7 @@ void cast(SourceType src, const void* in, std::size_t n, const Format& dst, cons
   const std::int64_t count = std::int64_t(n);
 
   // fp32 -> 8-bit, large enough to amortise the memo (about 1.4e5 encode_bits calls).
-  if (src == SourceType::fp32 && Fp32Memo::applies(dst, spec) && count >= (std::int64_t(1) << 20)) {
+  if (src == SourceType::fp32 && Fp32Memo::applies(dst, spec) && dst.bits() <= 8 && count >= (std::int64_t(1) << 20)) {
     const auto memo = memo_for(dst, spec);
     const auto* in32 = static_cast<const std::uint32_t*>(in);
     auto* out8 = static_cast<std::uint8_t*>(out);
@@ -194,6 +202,7 @@ Fp32Encoder::Fp32Encoder(const Format& f, const CastSpec& s) : format_(f), spec_
   if (Fp32Memo::applies(f, s)) {
     auto memo = memo_for(f, s);
     table_ = memo->table();
+    wide_table_ = memo->wide_table();
     owner_ = std::move(memo);
   }
 }
@@ -202,7 +211,7 @@ void cast_fp32_range(std::uint32_t first, std::size_t n, const Format& dst, cons
                      std::uint8_t* out) {
   check_target(dst, spec, false);
   if (dst.bits() > 8) throw std::invalid_argument("cast_fp32_range: the target must have at most 8 bits");
-  if (Fp32Memo::applies(dst, spec) && n >= (std::size_t(1) << 16)) {
+  if (Fp32Memo::applies(dst, spec) && dst.bits() <= 8 && n >= (std::size_t(1) << 16)) {
     memo_range(memo_for(dst, spec)->table(), first, n, out);
     return;
   }

@@ -378,17 +378,25 @@ void cast(std::span<const bf16_bits> in, const Format& dst, const CastSpec& spec
 void cast(std::span<const fp16_bits> in, const Format& dst, const CastSpec& spec, std::span<std::uint16_t> out,
           std::span<const std::uint32_t> rbits = {});
 
-// A compiled fp32 -> (at most 8-bit) cast for per-element use inside kernels: the memo of
-// cast.cpp (a 65536-entry table built by calling encode_bits) where it applies (deterministic
-// rounding other than RTO), encode_bits itself otherwise. Same codes as encode(), cheaper.
+// A compiled fp32 -> target cast for per-element use inside kernels: the memo of cast.cpp (a
+// 65536-entry table built by calling encode_bits) where it applies (targets with at most 7
+// mantissa bits, i.e. every 8-bit target and bf16, under deterministic rounding other than RTO),
+// encode_bits itself otherwise. Same codes as encode(), cheaper.
 class Fp32Encoder {
  public:
   Fp32Encoder(const Format& f, const CastSpec& s);
   std::uint32_t operator()(float x) const {
     const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-    if (table_ == nullptr) return encode_bits<Fp32Source>(format_, spec_, bits);
-    const std::uint32_t e = table_[bits >> 16];
-    return (bits & 0xFFFFu) >= (e & 0xFFFFu) ? e >> 24 : (e >> 16) & 0xFFu;
+    const std::uint32_t lo = bits & 0xFFFFu;
+    if (table_ != nullptr) {
+      const std::uint32_t e = table_[bits >> 16];  // threshold | below << 16 | at_or_above << 24
+      return lo >= (e & 0xFFFFu) ? e >> 24 : (e >> 16) & 0xFFu;
+    }
+    if (wide_table_ != nullptr) {
+      const std::uint64_t e = wide_table_[bits >> 16];  // threshold | below << 16 | at_or_above << 32
+      return std::uint32_t(lo >= (e & 0xFFFFu) ? e >> 32 : (e >> 16) & 0xFFFFu);
+    }
+    return encode_bits<Fp32Source>(format_, spec_, bits);
   }
 
  private:
@@ -396,6 +404,7 @@ class Fp32Encoder {
   CastSpec spec_;
   std::shared_ptr<const void> owner_;  // keeps the memo alive
   const std::uint32_t* table_ = nullptr;
+  const std::uint64_t* wide_table_ = nullptr;
 };
 
 // The contiguous fp32 bit patterns [first, first + n) cast to 8-bit codes: the inner loop of the
