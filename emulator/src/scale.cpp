@@ -513,8 +513,15 @@ const Fp32Encoder& element_encoder(const Recipe& r) {
   }();
   const std::span<const Recipe> table = all_recipes();
   if (&r >= table.data() && &r < table.data() + table.size()) return encoders[std::size_t(&r - table.data())];
+  // A caller-built recipe: one encoder per thread, rebuilt only when the cast changes.
   thread_local std::unique_ptr<Fp32Encoder> own;
-  own = std::make_unique<Fp32Encoder>(format_of(r.element), r.cast);
+  thread_local FormatId own_format{};
+  thread_local CastSpec own_spec{};
+  if (!own || own_format != r.element || !(own_spec == r.cast)) {
+    own = std::make_unique<Fp32Encoder>(format_of(r.element), r.cast);
+    own_format = r.element;
+    own_spec = r.cast;
+  }
   return *own;
 }
 }  // namespace
