@@ -274,9 +274,26 @@ const std::vector<RegistryEntry> kFusedKernels = {
      "reverse exchange, then per token fp32 sum of weighted expert rows in routing order, one rounding"},
 };
 
+// ---- scaled (grouped) GEMM accumulation models (emulator/src/kernels/gemm.cpp) ----
+const std::vector<RegistryEntry> kGemmModels = {
+    {"exact", K::gemm_model,
+     "torch _scaled_mm/_scaled_grouped_mm semantics; DeepGEMM m_grouped_fp8_gemm_nt_contiguous, "
+     "k_grouped_fp8_gemm_tn_contiguous; reference/kernels.md §4.3 mode 1",
+     "exact sum of dequantised products (int128 / cpp_int fixed point) (+ C), rounded once (RNE) to bf16/fp32"},
+    {"fp32_seq", K::gemm_model, "reference/kernels.md §4.3 mode 2 (fp32 sequential accumulation)",
+     "per scale segment: fp32 sum of unscaled products in k order, folded by fma(P, fl32(sa*sb), acc)"},
+    {"fp32_promote", K::gemm_model,
+     "DeepSeek-V3 (arXiv:2412.19437) §3.3 promotion; DeepGEMM CUDA-core two-level accumulation",
+     "as fp32_seq with partials cut every N_C = 128 elements, each promoted into fp32 with its block scales"},
+    {"hopper_fast_accum", K::gemm_model,
+     "DeepSeek-V3 §3.3 (Hopper fp8 accumulation keeps ~14 bits); torch use_fast_accum=True; uncalibrated",
+     "per 32-product group: align to max exponent, truncate to 14 bits, add to a 14-bit truncating accumulator"},
+};
+
 std::vector<RegistryEntry> build() {
   std::vector<RegistryEntry> all;
-  for (const auto* section : {&kRecipes, &kFp8Kernels, &kMxKernels, &kLayoutKernels, &kTransposeKernels, &kFusedKernels})
+  for (const auto* section : {&kRecipes, &kFp8Kernels, &kMxKernels, &kLayoutKernels, &kTransposeKernels, &kFusedKernels,
+                              &kGemmModels})
     all.insert(all.end(), section->begin(), section->end());
   return all;
 }
