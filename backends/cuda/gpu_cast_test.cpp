@@ -42,6 +42,7 @@
 #include "gpu_cast_test.hpp"
 #include "octet/cast.hpp"
 #include "octet/profile.hpp"
+#include "octet/scale.hpp"
 #include "octet/sweep.hpp"
 
 namespace octet {
@@ -739,6 +740,31 @@ TEST(GpuCast, BadArguments) {
 
 // ----------------------------------------------------------------------------
 // The device, for the log.
+
+// The constant of the nvidia_rceil_rcp_approx recipe: rcp.approx.ftz.f32(448.0f) on this GPU. The
+// recipe's default is the correctly rounded fl32(1/448) = 0x3B124925; if the hardware differs,
+// the recipe must be given the measured bits.
+TEST(GpuConstants, RcpApproxFtz448) {
+  OCTET_REQUIRE_DEVICE();
+  const std::vector<float> in{448.0f, 240.0f, 57344.0f, 6.0f, 256.0f};
+  float* d_in = nullptr;
+  float* d_out = nullptr;
+  OCTET_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d_in), in.size() * sizeof(float)));
+  OCTET_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d_out), in.size() * sizeof(float)));
+  OCTET_CUDA_CHECK(cudaMemcpy(d_in, in.data(), in.size() * sizeof(float), cudaMemcpyHostToDevice));
+  gpu_test::rcp_approx_ftz(d_in, d_out, int(in.size()));
+  std::vector<float> out(in.size());
+  OCTET_CUDA_CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  OCTET_CUDA_CHECK(cudaFree(d_in));
+  OCTET_CUDA_CHECK(cudaFree(d_out));
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const float exact = 1.0f / in[i];
+    std::printf("rcp-approx x=%g bits=0x%08x correctly-rounded=0x%08x\n", double(in[i]), std::bit_cast<std::uint32_t>(out[i]),
+                std::bit_cast<std::uint32_t>(exact));
+  }
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(out[0]), octet::recipe("nvidia_rceil_rcp_approx").rcp448_bits)
+      << "rcp.approx.ftz.f32(448) differs from the recipe's rcp448_bits";
+}
 
 TEST(GpuCast, DeviceInfo) {
   OCTET_REQUIRE_DEVICE();

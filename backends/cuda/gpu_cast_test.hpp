@@ -22,6 +22,7 @@ OCTET_HD constexpr std::uint32_t large_pattern(std::uint64_t seed, std::uint64_t
 }
 
 // Device fills, asynchronous on the default stream. out has n words.
+void rcp_approx_ftz(const float* in, float* out, int n);  // device pointers; PTX rcp.approx.ftz.f32
 void fill_iota(std::uint32_t* out, std::size_t n, std::uint32_t first);          // first + i (mod 2^32)
 void fill_large_pattern(std::uint32_t* out, std::size_t n, std::uint64_t seed);  // large_pattern(seed, i)
 

@@ -30,7 +30,24 @@ unsigned blocks_for(std::size_t n) {
   return unsigned(std::clamp<std::size_t>((n + kThreads - 1) / kThreads, 1, kMaxBlocks));
 }
 
+// PTX rcp.approx.ftz.f32 of each input (the reciprocal NVIDIA's production MX quantisers use for
+// 1/448; reference/recipes.md §7).
+__global__ void rcp_approx_kernel(const float* in, float* out, int n) {
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(in[i]));
+    out[i] = r;
+  }
+}
+
 }  // namespace
+
+void rcp_approx_ftz(const float* in, float* out, int n) {
+  if (n == 0) return;
+  rcp_approx_kernel<<<(n + 255) / 256, 256>>>(in, out, n);
+  OCTET_CUDA_CHECK(cudaGetLastError());
+}
 
 void fill_iota(std::uint32_t* out, std::size_t n, std::uint32_t first) {
   if (n == 0) return;

@@ -155,7 +155,7 @@ fi
     printf '%-10s rc %-4s %4ss  %s\n' "$s" "${rc[$s]}" "${secs[$s]:-0}" "$detail"
   done
   if [[ -f $logs/tests.log ]]; then
-    grep -oE '(device: .*|hw-nan .*|sweep .*|large-count .*)' "$logs/tests.log" | sed 's/^/  /'
+    grep -oE '(device: .*|hw-nan .*|sweep .*|large-count .*|rcp-approx .*)' "$logs/tests.log" | sed 's/^/  /'
     grep -E '^[0-9]+: \[  FAILED  \] ' "$logs/tests.log" | head -10 | sed 's/^/  /'
   fi
   [[ -f $logs/torch.log ]] && grep -E '^(torch |float8|    input)' "$logs/torch.log" | sed 's/^/  /'
