@@ -105,6 +105,9 @@ if [[ $built == yes ]]; then
   capi=$(find "$build/python" -name 'liboctet_capi.so' | head -1)
   if [[ -n $capi ]] && python3 -c 'import torch, numpy' 2>/dev/null; then
     run_step torch 240 "$logs/torch.log" python3 scripts/gpu/conformance_torch.py "$capi"
+    # torch._scaled_mm against octet's GEMM accumulation models (docs/gemm-accumulation.md).
+    run_step gemm-calibration 240 "$logs/gemm_calibration.log" env OUT="$logs" \
+      python3 scripts/gpu/calibrate_gemm.py "$capi"
   fi
 
   obj=$(find "$build" -name 'sm90_cast.cu.o' | head -1)
@@ -148,6 +151,9 @@ fi
       torch)
         detail=$(grep -E 'passed, [0-9]+ failed' "$logs/torch.log" 2>/dev/null | tail -1)
         ;;
+      gemm-calibration)
+        detail=$(grep -E '^done in' "$logs/gemm_calibration.log" 2>/dev/null | tail -1)
+        ;;
       configure | build)
         [[ ${rc[$s]} != 0 ]] && detail=$(grep -m3 -E 'error|Error' "$logs/build.log" | tr '\n' ' ' | cut -c1-300)
         ;;
@@ -159,6 +165,7 @@ fi
     grep -E '^[0-9]+: \[  FAILED  \] ' "$logs/tests.log" | head -10 | sed 's/^/  /'
   fi
   [[ -f $logs/torch.log ]] && grep -E '^(torch |float8|    input)' "$logs/torch.log" | sed 's/^/  /'
+  [[ -f $logs/gemm_calibration.log ]] && grep -E '^  [a-z0-9]+/fast=' "$logs/gemm_calibration.log" | sed 's/^/  /'
   [[ -f $logs/bench.log ]] && grep -E '^(octet_gpu_bench|op |copy |cast |All results|validation)' "$logs/bench.log" | sed 's/^/  /'
   [[ -f $logs/sass.txt ]] && sed -n '2,12p' "$logs/sass.txt" | grep -E 'F2FP|LDG|STG' | sed 's/^/  sass /'
 } | tee "$logs/summary.txt"
