@@ -11,10 +11,14 @@
 //   octet conformance [--format F]... [--source S]... [--profile P]... [--exhaustive] [--json]
 //   octet sweep --format F [--rounding R] [--overflow O] [--profile P] [--seed N]
 //               [--range N|A:B] [--check] [--json]
-// Exit codes: 0 success, 1 a failed check, 2 a usage error (unknown name, malformed value).
+//   octet quantize --kernel K [--recipe R] --rows M --cols N [--offs a,b,c] [--dtype bf16|fp32]
+//                  [--seed S] [--distribution normal|outliers] [--json]
+// Exit codes: 0 success, 1 a failed check, 2 a usage error (unknown name, malformed value, or an
+// emulator std::invalid_argument such as non-monotonic offs or a dimension not divisible by the block).
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -85,6 +89,26 @@ int main(int argc, char** argv) {
   CLI::App* kernels = app.add_subcommand("kernels", "every kernel, scale recipe and GEMM model, with its peer");
   kernels->add_flag("--json", kernels_o.json, "print a JSON array with keys name, kind, peer, summary");
 
+  QuantizeOptions quantize_o;
+  CLI::App* quantize =
+      app.add_subcommand("quantize", "run one emulator quantiser on a seeded input: timing, digests of codes and scales");
+  quantize->add_option("--kernel", quantize_o.kernel,
+                       "fp8_rowwise_2d_scale_and_cast, fp8_per_group_rowwise_scales, fp8_per_group_colwise_scales, "
+                       "fp8_blockwise_act_quant_lhs, fp8_blockwise_weight_quant_rhs, mx_quantize_dim0, mx_quantize_dim1")
+      ->required();
+  quantize->add_option("--recipe", quantize_o.recipe, "scale recipe (default: the kernel's; see `octet kernels`)");
+  quantize->add_option("--rows", quantize_o.rows, "rows M of the input")->required();
+  quantize->add_option("--cols", quantize_o.cols, "columns N of the input")->required();
+  quantize->add_option("--offs", quantize_o.offs,
+                       "per-group kernels: inclusive cumulative group ends, a,b,c (over cols for "
+                       "fp8_per_group_rowwise_scales, over rows for fp8_per_group_colwise_scales; default one group)");
+  quantize->add_option("--dtype", quantize_o.dtype, "input type: bf16, fp32")->capture_default_str();
+  quantize->add_option("--seed", quantize_o.seed, "seed of the counter-based input")->capture_default_str();
+  quantize->add_option("--distribution", quantize_o.distribution,
+                       "normal, or outliers (about 1 value in 256 scaled by 256)")
+      ->capture_default_str();
+  quantize->add_flag("--json", quantize_o.json, "print one JSON object");
+
   DemoOptions demo_o;
   CLI::App* demo = app.add_subcommand("demo", "the default work: formats, casts under every profile, a checked sweep");
   demo->add_flag("--no-sweep", demo_o.no_sweep, "leave out the exhaustive sweep");
@@ -120,8 +144,12 @@ int main(int argc, char** argv) {
     if (*sweep) return run_sweep(sweep_o);
     if (*conformance) return run_conformance(conf_o);
     if (*kernels) return run_kernels(kernels_o);
+    if (*quantize) return run_quantize(quantize_o);
     return run_demo(demo_o);
   } catch (const UsageError& e) {
+    std::fprintf(stderr, "octet: %s\n", e.what());
+    return 2;
+  } catch (const std::invalid_argument& e) {  // the emulator's misuse errors name the argument
     std::fprintf(stderr, "octet: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

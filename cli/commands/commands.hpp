@@ -6,6 +6,7 @@
 // (exit code 2) for bad names and values.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,15 @@ struct KernelsOptions {
   bool json = false;
 };
 int run_kernels(const KernelsOptions& o);
+
+struct QuantizeOptions {
+  std::string kernel, recipe, offs, dtype = "bf16", seed = "0", distribution = "normal";
+  std::int64_t rows = -1, cols = -1;  // required
+  bool json = false;
+};
+// Throws UsageError for bad names and values; the emulator's std::invalid_argument for kernel
+// misuse (non-monotonic offs, dims not divisible by the block), which main also maps to exit 2.
+int run_quantize(const QuantizeOptions& o);
 
 struct DemoOptions {
   bool no_sweep = false;
