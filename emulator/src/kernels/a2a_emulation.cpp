@@ -12,10 +12,11 @@
 //   torch     torch.distributed all_to_all_single (input/output split sizes) -> A2aPlan
 // Shapes and semantics: a2a_emulation.hpp.
 //
-// Structure: quantise the whole send buffer with the existing rowwise quantisers (mx_quantize_dim0,
-// fp8_blockwise_act_quant_lhs: rows are independent, so quantising before or after the exchange is
-// the same), exchange data rows with their scale rows by permute_tokens (layout_pad_permute.hpp, a
-// bit-for-bit gather along A2aPlan::gather), dequantise (mx_dequantize_dim0_*, or dequantize_element
+// Structure: quantise with the existing rowwise quantisers (mx_quantize_dim0 on the send buffer, then
+// exchange data rows with their scale rows by permute_tokens (layout_pad_permute.hpp, a bit-for-bit
+// gather along A2aPlan::gather); fp8_blockwise: the 1x128 blocks of fp8_blockwise_act_quant_lhs,
+// each received row quantised from its gathered source row — rows are independent, so quantising
+// before or after the exchange is the same), dequantise (mx_dequantize_dim0_*, or dequantize_element
 // of the recipe for fp32 scales, memoised per stored scale). The combine's reduction is
 // fused_unpermute_unpad. This file holds no scale or cast arithmetic of its own.
 #include "octet/kernels/a2a_emulation.hpp"
@@ -31,6 +32,7 @@
 #include "octet/cast.hpp"
 #include "octet/kernels/fp8_blockwise.hpp"
 #include "octet/kernels/mx_quantize.hpp"
+#include "fp8_quant_detail.hpp"
 
 namespace octet {
 namespace {
@@ -83,30 +85,27 @@ void check_contiguous(View2D<T> v, const std::string& kernel, const char* what) 
           kernel + ": " + what + " must be row-major contiguous (col_stride 1), got " + num(v.col_stride));
 }
 
-// The e4m3 data and stored scales of the send buffer, row-major, and the exchange by gather.
+// The e4m3 data and stored fp32 scales of the received rows, row-major.
 struct Quantised {
   std::vector<std::uint8_t> data;      // (N, H)
-  std::vector<std::uint8_t> scale8;    // (N, H/32) e8m0 (mxfp8)
-  std::vector<std::uint32_t> scale32;  // (N, H/128) fp32 bits (fp8_blockwise)
+  std::vector<std::uint32_t> scale32;  // (N, H/128) fp32 bits
 };
 
+// fp8_blockwise_act_quant_lhs (1x128 blocks along each row, fp32 scales) of the received rows:
+// row n is quantised straight from x's row gather[n] into row n of the output. Rows are
+// independent, so this equals quantise-then-permute, without the send buffer, the scale transpose
+// and the permute copy (three passes and two zero-filled 85 MB buffers on the benchmark shape).
 template <class In>
-Quantised quantise(View2D<const In> x, A2aPayload p, const Recipe& r) {
+Quantised quantise_gathered(View2D<const In> x, const std::vector<std::int64_t>& gather, const Recipe& r) {
+  const std::int64_t N = std::int64_t(gather.size()), H = x.cols, B = kFp8BlockSize, NB = H / B;
   Quantised q;
-  if (p == A2aPayload::mxfp8) {
-    MxOutput2D m = mx_quantize_dim0(r, x);
-    q.data = std::move(m.data);
-    q.scale8 = std::move(m.scale);
-  } else {
-    Fp8Quantized b = fp8_blockwise_act_quant_lhs<In>(x, r);
-    const std::int64_t N = x.rows, NB = x.cols / kFp8BlockSize;
-    q.data = std::move(b.data);
-    q.scale32.resize(std::size_t(N * NB));  // (N, H/128) strides (1, N) -> row-major
-#pragma omp parallel for schedule(static)
-    for (std::int64_t n = 0; n < N; ++n)
-      for (std::int64_t k = 0; k < NB; ++k)
-        q.scale32[std::size_t(n * NB + k)] = b.scales[std::size_t(b.scale_layout.offset({n, k}))];
-  }
+  q.data.resize(std::size_t(N * H));
+  q.scale32.resize(std::size_t(N * NB));
+  fp8_detail::begin_call();
+#pragma omp parallel for schedule(dynamic, 16)  // rows of equal cost, but the 2 cores are shared
+  for (std::int64_t n = 0; n < N; ++n)
+    fp8_detail::quantize_runs(r, x.data + gather[std::size_t(n)] * x.row_stride, NB, B, B, 1, q.data.data() + n * H, B,
+                              1, q.scale32.data() + n * NB, 1);
   return q;
 }
 
@@ -144,7 +143,7 @@ std::vector<In> dequantize_fp32_scaled(const Recipe& r, const std::vector<std::u
     lut[std::size_t(e)] = round_dequantized<In>(dequantize_element(r, s, std::uint32_t(e % 256)));
   }
   std::vector<In> out(std::size_t(N * H));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 16)  // rows of equal cost, but the 2 cores are shared
   for (std::int64_t n = 0; n < N; ++n)
     for (std::int64_t kb = 0; kb < NB; ++kb) {
       const std::uint32_t key = scales[std::size_t(n * NB + kb)];
@@ -265,10 +264,10 @@ A2aExchanged<In> a2a_exchange(View2D<const In> x, const A2aPlan& plan, A2aPayloa
     return out;
   }
 
-  Quantised q = quantise(x, payload, r);
   const std::int64_t NB = H / B;
   if (payload == A2aPayload::mxfp8) {
-    TokenRows t = permute_tokens(RowsView::of(q.data, N, H), gather, RowsView::of(q.scale8, N, NB));
+    const MxOutput2D q = mx_quantize_dim0(r, x);
+    TokenRows t = permute_tokens(RowsView::of(q.data, N, H), gather, RowsView::of(q.scale, N, NB));
     out.data = std::move(t.data.bytes);
     const std::vector<std::uint8_t> s8 = std::move(t.scales.bytes);
     const auto qv = View2D<const std::uint8_t>::row_major(out.data.data(), N, H);
@@ -279,9 +278,9 @@ A2aExchanged<In> a2a_exchange(View2D<const In> x, const A2aPlan& plan, A2aPayloa
     return out;
   }
 
-  TokenRows t = permute_tokens(RowsView::of(q.data, N, H), gather, RowsView::of(q.scale32, N, NB));
-  out.data = std::move(t.data.bytes);
-  out.scales = t.scales.values<std::uint32_t>();
+  Quantised q = quantise_gathered(x, gather, r);
+  out.data = std::move(q.data);
+  out.scales = std::move(q.scale32);
   out.out = dequantize_fp32_scaled<In>(r, out.data, out.scales, N, H, B);
   return out;
 }

@@ -81,6 +81,7 @@ class CastMemo {
     if (epoch != epoch_) {  // a new kernel call: no way matches any more
       epoch_ = epoch;
       for (Way& way : ways_) way.recipe = nullptr;
+      hits_ = misses_ = 0;
     }
     Way* w = &ways_[current_];
     if (w->recipe == &r && same(s, w->scale)) return;
@@ -113,10 +114,19 @@ class CastMemo {
   std::uint8_t code(std::uint16_t bits) {
     Way& w = ways_[current_];
     const std::uint32_t e = w.slot[bits];
-    if ((e >> 8) == w.generation) return std::uint8_t(e);
+    if ((e >> 8) == w.generation) {
+      ++hits_;
+      return std::uint8_t(e);
+    }
+    ++misses_;
     const std::uint8_t c = std::uint8_t(quantize_element(*w.recipe, w.scale, bf16_to_float(bits)));
     w.slot[bits] = (w.generation << 8) | c;
     return c;
+  }
+  // Whether the memo pays in this kernel call: a miss costs a direct cast plus the table update, so
+  // once scales stop repeating (e.g. every row at its own magnitude) casting directly is faster.
+  bool paying() const {
+    return call_epoch().load(std::memory_order_relaxed) != epoch_ || misses_ < kProbe || hits_ >= misses_;
   }
   static bool same(const BlockScale& a, const BlockScale& b) {
     return std::bit_cast<std::uint32_t>(a.encode) == std::bit_cast<std::uint32_t>(b.encode) &&
@@ -124,6 +134,7 @@ class CastMemo {
   }
 
   static constexpr std::size_t kWays = 4;
+  static constexpr std::uint64_t kProbe = 1u << 14;  // misses before paying() judges
 
  private:
   struct Way {
@@ -138,6 +149,7 @@ class CastMemo {
   std::uint64_t epoch_ = 0;
   std::size_t current_ = 0;
   std::uint64_t clock_ = 0;
+  std::uint64_t hits_ = 0, misses_ = 0;  // code() lookups in this kernel call
 };
 
 template <class In>
@@ -183,6 +195,7 @@ void panel_cast(const Recipe& r, const BlockScale* s, const In* x, std::int64_t 
     const bool few = distinct <= CastMemo::kWays;
     if (!few && L < kMinRun) return direct();
     CastMemo& memo = CastMemo::local();
+    if (!memo.paying()) return direct();
     const std::int64_t chunk = few ? kChunk : L;
     for (std::int64_t l0 = 0; l0 < L; l0 += chunk) {
       const std::int64_t lc = std::min(chunk, L - l0);

@@ -11,11 +11,12 @@
 //   COMPACT scale layout [M, N/128])  -> the same kernels with recipe te_blockwise
 // Shapes, the order of operations and the transcendental policy: swiglu_quant.hpp.
 //
-// Structure (the steps of the device kernel, done as two passes):
+// Structure (the steps of the device kernel):
 //   1. elementwise: y (M, N) in the input dtype, row-major; OpenMP over rows;
 //   2. rowwise quantisation of y by the existing quantisers: mx_quantize_dim0 (blocks of 32,
-//      e8m0 recipes) or fp8_blockwise_act_quant_lhs (blocks of 128, fp32-scale recipes; its
-//      column-major (M, N/128) scales are transposed to row-major here, a copy).
+//      e8m0 recipes; a second pass) or the 1x128 blocks of fp8_blockwise_act_quant_lhs (fp32-scale
+//      recipes; fused into pass 1: each row is quantised right after it is computed, scales
+//      written row-major).
 // Every byte is a function of its row alone, so the output does not depend on the thread count.
 #include "octet/kernels/swiglu_quant.hpp"
 
@@ -27,6 +28,7 @@
 #include "octet/cast.hpp"
 #include "octet/kernels/fp8_blockwise.hpp"
 #include "octet/kernels/mx_quantize.hpp"
+#include "fp8_quant_detail.hpp"
 
 namespace octet {
 namespace {
@@ -129,16 +131,49 @@ struct SigmoidRecorded {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The 1x128 quantisation of one finished row of y (fp8_blockwise_act_quant_lhs's blocks), done in
+// pass 1 while the row is still in cache: one pass over y instead of two, and no scale transpose.
+// Inactive (recipe null) for the e8m0 recipes, which finish_output quantises afterwards.
+struct RowQuantizer {
+  const Recipe* r = nullptr;
+  std::uint8_t* data = nullptr;
+  std::uint32_t* scales = nullptr;
+  std::int64_t N = 0, NB = 0;
+  template <class In>
+  void operator()(std::int64_t m, const In* row) const {
+    if (r != nullptr)
+      fp8_detail::quantize_runs(*r, row, NB, kFp8BlockSize, kFp8BlockSize, 1, data + m * N, kFp8BlockSize, 1,
+                                scales + m * NB, 1);
+  }
+};
+
+// Shapes the output and, for the 1x128 recipes, allocates its codes and scales for pass 1.
+template <class In>
+SwigluQuantized<In> start_output(std::int64_t M, std::int64_t N, const Recipe& r, const std::string& kernel,
+                                 RowQuantizer& rq) {
+  SwigluQuantized<In> out;
+  out.rows = M, out.cols = N, out.block = block_size(r, kernel);
+  if (out.block == kFp8BlockSize && M * N != 0) {
+    fp8_detail::begin_call();
+    out.data.resize(std::size_t(M * N));
+    out.scales.resize(std::size_t(M * (N / kFp8BlockSize)));
+    rq = RowQuantizer{&r, out.data.data(), out.scales.data(), N, N / kFp8BlockSize};
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Pass 1: the elementwise values, rounded to the input dtype. Sig(m, j, a) -> s; for bf16 inputs
 // with a table, SigBits(bits) -> s.
 
 template <class In, class Sig>
-std::vector<In> forward_values(View2D<const In> x, std::int64_t H, std::span<const float> probs, const Sig& sig) {
+std::vector<In> forward_values(View2D<const In> x, std::int64_t H, std::span<const float> probs, const Sig& sig,
+                               const RowQuantizer& rq = {}) {
   const std::int64_t M = x.rows;
   const bool has_p = !probs.empty();
   const Fp32Encoder& enc = bf16_encoder();
   std::vector<In> y(std::size_t(M * H));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 16)  // rows of equal cost, but the 2 cores are shared
   for (std::int64_t m = 0; m < M; ++m) {
     const In* xa = x.data + m * x.row_stride;
     const In* xg = xa + H * x.col_stride;
@@ -152,17 +187,18 @@ std::vector<In> forward_values(View2D<const In> x, std::int64_t H, std::span<con
       else s = sig(m, j, a);
       out[j] = round_to_input<In>(enc, swiglu_forward_value(a, g, s, has_p, p));
     }
+    rq(m, static_cast<const In*>(out));
   }
   return y;
 }
 
 template <class In, class Sig>
 std::vector<In> backward_values(View2D<const In> grad, View2D<const In> x, std::int64_t H, bool dact_fma,
-                                const Sig& sig) {
+                                const Sig& sig, const RowQuantizer& rq = {}) {
   const std::int64_t M = x.rows, N = 2 * H;
   const Fp32Encoder& enc = bf16_encoder();
   std::vector<In> y(std::size_t(M * N));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 16)  // rows of equal cost, but the 2 cores are shared
   for (std::int64_t m = 0; m < M; ++m) {
     const In* xa = x.data + m * x.row_stride;
     const In* xg = xa + H * x.col_stride;
@@ -179,37 +215,20 @@ std::vector<In> backward_values(View2D<const In> grad, View2D<const In> x, std::
       out_act[j] = round_to_input<In>(enc, d.d_act);
       out_gate[j] = round_to_input<In>(enc, d.d_gate);
     }
+    rq(m, static_cast<const In*>(out_act));
   }
   return y;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pass 2: rowwise quantisation of y (M, N) row-major by the family-3/4 quantisers.
+// Pass 2 (e8m0 recipes): rowwise quantisation of y (M, N) row-major by mx_quantize_dim0.
 
 template <class In>
-SwigluQuantized<In> quantize_rows(std::vector<In> y, std::int64_t M, std::int64_t N, const Recipe& r,
-                                  const std::string& kernel) {
-  SwigluQuantized<In> out;
-  out.rows = M, out.cols = N, out.block = block_size(r, kernel);
-  const std::int64_t NB = N / out.block;
-  if (M * N == 0) {
-    out.y = std::move(y);
-    return out;
-  }
-  const auto view = View2D<const In>::row_major(y.data(), M, N);
-  if (out.block == kMxBlockSize) {
-    MxOutput2D q = mx_quantize_dim0(r, view);
+SwigluQuantized<In> finish_output(SwigluQuantized<In> out, std::vector<In> y, const Recipe& r) {
+  if (out.block == kMxBlockSize && out.rows * out.cols != 0) {
+    MxOutput2D q = mx_quantize_dim0(r, View2D<const In>::row_major(y.data(), out.rows, out.cols));
     out.data = std::move(q.data);
     out.scales.assign(q.scale.begin(), q.scale.end());
-  } else {
-    Fp8Quantized q = fp8_blockwise_act_quant_lhs<In>(view, r);
-    out.data = std::move(q.data);
-    // (M, N/128) with strides (1, M) -> row-major.
-    out.scales.resize(std::size_t(M * NB));
-#pragma omp parallel for schedule(static)
-    for (std::int64_t m = 0; m < M; ++m)
-      for (std::int64_t b = 0; b < NB; ++b)
-        out.scales[std::size_t(m * NB + b)] = q.scales[std::size_t(q.scale_layout.offset({m, b}))];
   }
   out.y = std::move(y);
   return out;
@@ -223,10 +242,12 @@ SwigluQuantized<In> forward_default(View2D<const In> x, const Recipe& r, std::sp
   require(probs.empty() || std::int64_t(probs.size()) == x.rows,
           kernel + ": probs_m has " + std::to_string(probs.size()) + " values; expected 0 or M = " + std::to_string(x.rows));
   require(opt.expf != nullptr, kernel + ": opt.expf is null");
+  RowQuantizer rq;
+  SwigluQuantized<In> out = start_output<In>(x.rows, H, r, kernel, rq);
   std::vector<In> y;
-  if constexpr (std::is_same_v<In, std::uint16_t>) y = forward_values(x, H, probs, SigmoidTable(opt.expf));
-  else y = forward_values(x, H, probs, SigmoidPerElement{opt.expf});
-  return quantize_rows(std::move(y), x.rows, H, r, kernel);
+  if constexpr (std::is_same_v<In, std::uint16_t>) y = forward_values(x, H, probs, SigmoidTable(opt.expf), rq);
+  else y = forward_values(x, H, probs, SigmoidPerElement{opt.expf}, rq);
+  return finish_output(std::move(out), std::move(y), r);
 }
 
 template <class In>
@@ -237,7 +258,9 @@ SwigluQuantized<In> forward_recorded(View2D<const In> x, View2D<const float> s, 
   check_sigmoid(s, x.rows, H, kernel);
   require(probs.empty() || std::int64_t(probs.size()) == x.rows,
           kernel + ": probs_m has " + std::to_string(probs.size()) + " values; expected 0 or M = " + std::to_string(x.rows));
-  return quantize_rows(forward_values(x, H, probs, SigmoidRecorded{s}), x.rows, H, r, kernel);
+  RowQuantizer rq;
+  SwigluQuantized<In> out = start_output<In>(x.rows, H, r, kernel, rq);
+  return finish_output(std::move(out), forward_values(x, H, probs, SigmoidRecorded{s}, rq), r);
 }
 
 template <class In>
@@ -254,10 +277,13 @@ SwigluQuantized<In> backward_default(View2D<const In> grad, View2D<const In> x, 
   const std::string kernel = "swiglu_quantize_backward";
   const std::int64_t H = check_backward(grad, x, r, kernel);
   require(opt.expf != nullptr, kernel + ": opt.expf is null");
+  RowQuantizer rq;
+  SwigluQuantized<In> out = start_output<In>(x.rows, 2 * H, r, kernel, rq);
   std::vector<In> y;
-  if constexpr (std::is_same_v<In, std::uint16_t>) y = backward_values(grad, x, H, opt.dact_fma, SigmoidTable(opt.expf));
-  else y = backward_values(grad, x, H, opt.dact_fma, SigmoidPerElement{opt.expf});
-  return quantize_rows(std::move(y), x.rows, 2 * H, r, kernel);
+  if constexpr (std::is_same_v<In, std::uint16_t>)
+    y = backward_values(grad, x, H, opt.dact_fma, SigmoidTable(opt.expf), rq);
+  else y = backward_values(grad, x, H, opt.dact_fma, SigmoidPerElement{opt.expf}, rq);
+  return finish_output(std::move(out), std::move(y), r);
 }
 
 template <class In>
@@ -266,7 +292,9 @@ SwigluQuantized<In> backward_recorded(View2D<const In> grad, View2D<const In> x,
   const std::string kernel = "swiglu_quantize_backward";
   const std::int64_t H = check_backward(grad, x, r, kernel);
   check_sigmoid(s, x.rows, H, kernel);
-  return quantize_rows(backward_values(grad, x, H, dact_fma, SigmoidRecorded{s}), x.rows, 2 * H, r, kernel);
+  RowQuantizer rq;
+  SwigluQuantized<In> out = start_output<In>(x.rows, 2 * H, r, kernel, rq);
+  return finish_output(std::move(out), backward_values(grad, x, H, dact_fma, SigmoidRecorded{s}, rq), r);
 }
 
 }  // namespace
