@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   sweep->add_flag("--check", sweep_o.check, "compare every output with the CLI's independent reference (exit 1 on a mismatch)");
   sweep->add_flag("--json", sweep_o.json, "print one JSON object");
 
-  ConformanceOptions conf_o;
+  ConformanceArgs conf_o;
   CLI::App* conformance =
       app.add_subcommand("conformance", "where the profiles disagree: differing inputs per profile pair, by class");
   conformance->add_option("--format", conf_o.formats, "target(s) of at most 8 bits (default: the fp8 formats and e8m0fnu)");

@@ -367,7 +367,7 @@ TEST(ArrayApiMisuse, SrBitsOutOfRange) {
                  {"SrRule::bits"}, "k = 33");
 }
 
-TEST(ArrayApiMisuse, SourceOnlyTarget) {
+TEST(ArrayApiMisuse, Fp32TargetRejected) {
   std::vector<float> in(10, 1.0f);
   std::vector<std::uint16_t> wide(10);
   std::vector<std::uint8_t> narrow(10);

@@ -41,12 +41,12 @@ struct SweepOptions {
 };
 int run_sweep(const SweepOptions& o);
 
-struct ConformanceOptions {
+struct ConformanceArgs {
   std::vector<std::string> formats, sources, profiles;  // empty: fp8 + e8m0 targets, fp32, all profiles
   bool exhaustive = false, json = false;
 };
-int run_conformance(const ConformanceOptions& o);
-std::vector<ConformanceReport> conformance_reports(const ConformanceOptions& o);
+int run_conformance(const ConformanceArgs& o);
+std::vector<ConformanceReport> conformance_reports(const ConformanceArgs& o);
 void print_conformance_summary(const std::vector<ConformanceReport>& reports, bool with_examples);
 
 struct KernelsOptions {

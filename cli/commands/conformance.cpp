@@ -37,7 +37,7 @@ std::string example_json(const Format& f, SourceType src, const DiffExample& e) 
 
 }  // namespace
 
-std::vector<ConformanceReport> conformance_reports(const ConformanceOptions& o) {
+std::vector<ConformanceReport> conformance_reports(const ConformanceArgs& o) {
   std::vector<FormatId> formats;
   if (o.formats.empty()) {
     formats = {FormatId::e4m3fn, FormatId::e4m3fnuz, FormatId::e5m2, FormatId::e5m2fnuz, FormatId::e8m0fnu};
@@ -84,7 +84,7 @@ void print_conformance_summary(const std::vector<ConformanceReport>& reports, bo
   }
 }
 
-int run_conformance(const ConformanceOptions& o) {
+int run_conformance(const ConformanceArgs& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<ConformanceReport> reports = conformance_reports(o);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -176,7 +176,7 @@ int run_demo(const DemoOptions& o) {
   // Where the profiles disagree (quick mode: boundary points + a 2^24 sample per target).
   std::printf("\n== conformance: profile pairs that differ, fp32 sources (octet conformance for examples) ==\n");
   std::fflush(stdout);
-  print_conformance_summary(conformance_reports(ConformanceOptions{}), false);
+  print_conformance_summary(conformance_reports(ConformanceArgs{}), false);
 
   // One exhaustive sweep: e4m3fn under the default profile, every output checked.
   const Format& sf = e4m3fn_format;

@@ -426,7 +426,7 @@ TEST(Fp8FlowElement, AllCodesAllShifts) {
 // ---------------------------------------------------------------------------------------------
 // The published kernel against the five-step loops.
 
-TEST(Fp8FlowPublished, MatchesReferenceOnQuantisedRandomData) {
+TEST(Fp8FlowPublished, MatchesReferenceForQuantisedRandomData) {
   std::uint64_t seed = 1;
   for (const auto& s : shapes())
     for (int rep = 0; rep < adjusted_reps(2); ++rep) {
@@ -436,7 +436,7 @@ TEST(Fp8FlowPublished, MatchesReferenceOnQuantisedRandomData) {
     }
 }
 
-TEST(Fp8FlowPublished, MatchesReferenceOnAdversarialCodes) {
+TEST(Fp8FlowPublished, MatchesReferenceForAdversarialCodes) {
   std::uint64_t seed = 100;
   for (const auto& s : shapes())
     for (int rep = 0; rep < adjusted_reps(4); ++rep) {
