@@ -13,6 +13,9 @@
 //               [--range N|A:B] [--check] [--json]
 //   octet quantize --kernel K [--recipe R] --rows M --cols N [--offs a,b,c] [--dtype bf16|fp32]
 //                  [--seed S] [--distribution normal|outliers] [--json]
+//   octet golden gen [--suite default] [--out DIR]    (DIR default: ./golden-data)
+//   octet golden list [--dir DIR]
+//   octet golden verify [--suite default] [--dir DIR]
 // Exit codes: 0 success, 1 a failed check, 2 a usage error (unknown name, malformed value, or an
 // emulator std::invalid_argument such as non-monotonic offs or a dimension not divisible by the block).
 #include <algorithm>
@@ -109,6 +112,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   quantize->add_flag("--json", quantize_o.json, "print one JSON object");
 
+  GoldenOptions golden_o;
+  CLI::App* golden = app.add_subcommand("golden", "golden HDF5 files (golden/schema.md): gen, list, verify");
+  golden->require_subcommand(1);
+  CLI::App* golden_gen = golden->add_subcommand("gen", "write a suite's files and its MANIFEST of SHA-256 digests");
+  golden_gen->add_option("--suite", golden_o.suite, "suite: default")->capture_default_str();
+  golden_gen->add_option("--out", golden_o.dir, "output directory")->capture_default_str();
+  CLI::App* golden_list = golden->add_subcommand("list", "the files of a MANIFEST and the cases in each");
+  golden_list->add_option("--dir", golden_o.dir, "directory holding MANIFEST")->capture_default_str();
+  CLI::App* golden_verify =
+      golden->add_subcommand("verify", "regenerate the suite and compare with MANIFEST (exit 1 on a mismatch)");
+  golden_verify->add_option("--suite", golden_o.suite, "suite: default")->capture_default_str();
+  golden_verify->add_option("--dir", golden_o.dir, "directory holding MANIFEST")->capture_default_str();
+
   DemoOptions demo_o;
   CLI::App* demo = app.add_subcommand("demo", "the default work: formats, casts under every profile, a checked sweep");
   demo->add_flag("--no-sweep", demo_o.no_sweep, "leave out the exhaustive sweep");
@@ -145,6 +161,9 @@ int main(int argc, char** argv) {
     if (*conformance) return run_conformance(conf_o);
     if (*kernels) return run_kernels(kernels_o);
     if (*quantize) return run_quantize(quantize_o);
+    if (*golden_gen) return run_golden_gen(golden_o);
+    if (*golden_list) return run_golden_list(golden_o);
+    if (*golden_verify) return run_golden_verify(golden_o);
     return run_demo(demo_o);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "octet: %s\n", e.what());

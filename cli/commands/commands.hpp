@@ -63,6 +63,14 @@ struct QuantizeOptions {
 // misuse (non-monotonic offs, dims not divisible by the block), which main also maps to exit 2.
 int run_quantize(const QuantizeOptions& o);
 
+// octet golden gen|list|verify: `dir` is --out for gen, --dir for list and verify.
+struct GoldenOptions {
+  std::string suite = "default", dir = "golden-data";
+};
+int run_golden_gen(const GoldenOptions& o);
+int run_golden_list(const GoldenOptions& o);     // exit 2: manifest missing or corrupt
+int run_golden_verify(const GoldenOptions& o);   // exit 1: a mismatch; 2: manifest missing or corrupt
+
 struct DemoOptions {
   bool no_sweep = false;
 };
