@@ -5,10 +5,7 @@
 // file of a suite plus a MANIFEST of SHA-256 lines ("<sha256>  <file>"); `verify` regenerates the
 // suite into a temporary directory and compares each file's digest with the manifest; `list`
 // prints the files of a manifest and the cases in each.
-//
-// Families: `formats` (formats.h5), per target format a case codes_<format> (every code, its
-// decoded value and class) and, for each target of at most 8 bits and each profile, a case
-// boundary_<format>_<profile> (fp32 boundary inputs and their codes under the profile).
+// The families and their cases live in the golden library (octet/golden/suite.hpp).
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +29,7 @@
 #include "octet/format.hpp"
 #include "octet/golden/h5.hpp"
 #include "octet/golden/sha256.hpp"
+#include "octet/golden/suite.hpp"
 #include "octet/profile.hpp"
 #include "octet/version.hpp"
 
@@ -40,136 +38,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using golden::CaseAttributes;
+using golden::Provenance;
 using golden::Tensor;
-
-// The provenance written into a file: the generating build's, or (verify) the committed file's,
-// so that a regenerated file is compared on its data and not on the revision that made it.
-struct Provenance {
-  std::string version = kVersion;
-  std::string revision = kGitRevision;
-};
-
-template <class T>
-Tensor make_tensor(std::string dtype, const std::vector<T>& v) {
-  Tensor t;
-  t.dtype = std::move(dtype);
-  t.shape = {std::int64_t(v.size())};
-  t.bytes.resize(v.size() * sizeof(T));
-  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());  // little-endian host
-  return t;
-}
-
-// fp32 boundary inputs of a target of at most 8 bits, as bit patterns in ascending order: every
-// finite non-negative value, the midpoints between neighbours (from 0, and up to max + ½ulp),
-// each with its fp32 neighbours ±1 ulp; both signs; ±Inf and six NaNs.
-std::vector<std::uint32_t> boundary_inputs(const Format& f) {
-  std::vector<double> mags;
-  for (std::uint32_t c = 0; c < f.code_count(); ++c) {
-    const ValueClass k = f.classify(c);
-    if (k == ValueClass::nan || k == ValueClass::inf) continue;
-    mags.push_back(std::fabs(decode(f, c)));
-  }
-  mags.push_back(0.0);
-  std::sort(mags.begin(), mags.end());
-  mags.erase(std::unique(mags.begin(), mags.end()), mags.end());
-  // The value one quantum above max, as if the exponent range went on: max + ½ulp is its midpoint.
-  const double above_max = mags.back() + std::ldexp(1.0, f.emax() - f.mantissa_bits);
-  std::set<std::uint32_t> bits;
-  const auto add = [&](float x) {
-    if (!std::isfinite(x)) return;
-    for (const float y : {x, std::nextafter(x, INFINITY), std::nextafter(x, -INFINITY)}) {
-      if (!std::isfinite(y) || y < 0) continue;
-      const std::uint32_t b = std::bit_cast<std::uint32_t>(y);
-      bits.insert(b);
-      bits.insert(b | 0x80000000u);
-    }
-  };
-  for (std::size_t i = 0; i < mags.size(); ++i) {
-    add(float(mags[i]));
-    const double next = i + 1 < mags.size() ? mags[i + 1] : above_max;
-    add(float((mags[i] + next) / 2));  // exact in fp32 for every target of at most 8 bits
-  }
-  add(float(above_max));
-  for (const std::uint32_t b : {0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,
-                                0x7fffffffu, 0xffffffffu})
-    bits.insert(b);
-  return {bits.begin(), bits.end()};
-}
-
-// Rewrites the root provenance in place (same position in the attribute order when the new
-// string has the old length, which the build's own revision always has).
-void set_root_provenance(const fs::path& path, const Provenance& p) {
-  golden::h5::Handle file = golden::h5::open_file(path, true);
-  const golden::h5::Where w{path.string(), "", ""};
-  golden::h5::set_attr(file.get(), "generator", "octet " + p.version, w);
-  golden::h5::set_attr(file.get(), "git_revision", std::string_view(p.revision), w);
-}
-
-std::size_t write_formats(const fs::path& path, const Provenance& prov) {
-  golden::Writer w(path, R"({"family":"formats","boundary_source":"fp32","sr_random_bits":0})");
-  std::size_t cases = 0;
-  for (const Format& f : target_formats) {
-    const std::string fname(name(f.id));
-    std::vector<std::uint8_t> c8, classes;
-    std::vector<std::uint16_t> c16;
-    std::vector<double> values;
-    for (std::uint32_t c = 0; c < f.code_count(); ++c) {
-      if (f.bits() <= 8) c8.push_back(std::uint8_t(c));
-      else c16.push_back(std::uint16_t(c));
-      values.push_back(decode(f, c));
-      classes.push_back(std::uint8_t(f.classify(c)));
-    }
-    CaseAttributes a;
-    a.strings = {{"kernel", "decode"}, {"format", fname}, {"distribution", "exhaustive"},
-                 {"octet_version", prov.version}, {"git_revision", prov.revision}};
-    a.ints = {{"seed", 0}};
-    a.int_arrays = {{"shape", {std::int64_t(values.size())}}};
-    const std::string cn = "codes_" + fname;
-    w.add_case(cn, a);
-    const std::string dt(dtype_name(f.id));
-    w.write_tensor(cn, "codes", f.bits() <= 8 ? make_tensor(dt, c8) : make_tensor(dt, c16));
-    w.write_tensor(cn, "values", make_tensor("float64", values));
-    w.write_tensor(cn, "classes", make_tensor("uint8", classes));
-    ++cases;
-  }
-  for (const Format& f : target_formats) {
-    if (f.bits() > 8) continue;  // 16-bit targets: boundary cases not generated (size)
-    const std::string fname(name(f.id));
-    const std::vector<std::uint32_t> in_bits = boundary_inputs(f);
-    std::vector<float> inputs;
-    for (const std::uint32_t b : in_bits) inputs.push_back(std::bit_cast<float>(b));
-    for (const Profile& p : profiles()) {
-      const CastSpec spec = p.spec_for(f.id);
-      std::vector<std::uint8_t> codes;
-      for (const float x : inputs) codes.push_back(std::uint8_t(encode(f, spec, x, 0u)));
-      CaseAttributes a;
-      a.strings = {{"kernel", "cast"}, {"format", fname}, {"profile", std::string(p.name)},
-                   {"rounding", std::string(name(spec.rounding))}, {"overflow", std::string(name(spec.overflow))},
-                   {"distribution", "boundary"}, {"source", "fp32"},
-                   {"octet_version", prov.version}, {"git_revision", prov.revision}};
-      a.ints = {{"seed", 0}, {"random_bits", 0}};
-      a.int_arrays = {{"shape", {std::int64_t(inputs.size())}}};
-      const std::string cn = "boundary_" + fname + "_" + std::string(p.name);
-      w.add_case(cn, a);
-      w.write_tensor(cn, "x", make_tensor("float32", inputs));
-      w.write_tensor(cn, "codes", make_tensor(std::string(dtype_name(f.id)), codes));
-      ++cases;
-    }
-  }
-  w.commit();
-  set_root_provenance(path, prov);
-  return cases;
-}
-
-struct Family {
-  const char* file;
-  std::function<std::size_t(const fs::path&, const Provenance&)> write;
-};
-
-std::vector<Family> suite_families(const std::string& suite) {
-  if (suite != "default") throw UsageError("unknown suite '" + suite + "'; valid: default");
-  return {{"formats.h5", write_formats}};
-}
 
 using Manifest = std::vector<std::pair<std::string, std::string>>;  // (file, sha256), file order
 
@@ -204,14 +74,20 @@ Manifest read_manifest(const fs::path& dir) {
   return m;
 }
 
-Manifest generate(const fs::path& dir, const std::string& suite, const Provenance& prov, bool progress) {
-  const std::vector<Family> families = suite_families(suite);
+Manifest generate(const fs::path& dir, const std::string& suite_name, const Provenance& prov, bool progress) {
+  golden::Suite suite;
+  try {
+    suite = golden::parse_suite(suite_name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const std::vector<golden::Family> families = golden::suite_families(suite);
   fs::create_directories(dir);
   Manifest m;
   std::size_t i = 0;
-  for (const Family& fam : families) {
+  for (const golden::Family& fam : families) {
     const fs::path path = dir / fam.file;
-    const std::size_t cases = fam.write(path, prov);
+    const std::size_t cases = fam.write(path, suite, prov);
     const std::string sha = golden::sha256_file(path);
     m.emplace_back(fam.file, sha);
     if (progress)
@@ -241,7 +117,7 @@ struct TempDir {
 
 int run_golden_gen(const GoldenOptions& o) {
   const fs::path dir = o.dir;
-  const Manifest m = generate(dir, o.suite, Provenance{}, true);
+  const Manifest m = generate(dir, o.suite, Provenance::build(), true);
   // The manifest too goes through a temporary and a rename.
   const fs::path tmp = dir / (".MANIFEST.tmp-" + std::to_string(::getpid()));
   {
@@ -281,7 +157,7 @@ int run_golden_verify(const GoldenOptions& o) {
   const fs::path dir = o.dir;
   const Manifest expected = read_manifest(dir);
   // Provenance from the committed files (all of a suite share it); the build's when unreadable.
-  Provenance prov;
+  Provenance prov = Provenance::build();
   for (const auto& [file, sha] : expected) {
     try {
       const golden::Reader r(dir / file);

@@ -357,7 +357,10 @@ std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t>& sha
 
 // ---- Writer -------------------------------------------------------------------------------------
 
-Writer::Writer(std::filesystem::path path, std::string creation_parameters_json) : path_(std::move(path)) {
+Provenance Provenance::build() { return {std::string(kVersion), std::string(kGitRevision)}; }
+
+Writer::Writer(std::filesystem::path path, std::string creation_parameters_json, const Provenance& provenance)
+    : path_(std::move(path)), provenance_(provenance) {
   h5::silence_errors();
   static std::atomic<unsigned> counter{0};
   const std::filesystem::path dir = path_.has_parent_path() ? path_.parent_path() : std::filesystem::path(".");
@@ -380,8 +383,8 @@ Writer::Writer(std::filesystem::path path, std::string creation_parameters_json)
   try {
     const hid_t root = file_.get();
     h5::set_attr(root, "schema_version", kSchemaVersion, w);
-    h5::set_attr(root, "generator", std::string("octet ") + kVersion, w);
-    h5::set_attr(root, "git_revision", std::string_view(kGitRevision), w);
+    h5::set_attr(root, "generator", "octet " + provenance_.version, w);
+    h5::set_attr(root, "git_revision", std::string_view(provenance_.revision), w);
     h5::set_attr(root, "creation_parameters", creation_parameters_json, w);
   } catch (...) {
     file_.reset();
@@ -423,8 +426,8 @@ void Writer::add_case(const std::string& case_name, const CaseAttributes& attrs)
     if (kinds == 1) h5::set_attr(g.get(), k, std::string_view(attrs.strings.at(k)), w);
     if (kinds == 2) h5::set_attr(g.get(), k, attrs.ints.at(k), w);
     if (kinds == 4) h5::set_attr(g.get(), k, attrs.int_arrays.at(k), w);
-    if (kinds == 8) h5::set_attr(g.get(), k, std::string_view(kVersion), w);
-    if (kinds == 16) h5::set_attr(g.get(), k, std::string_view(kGitRevision), w);
+    if (kinds == 8) h5::set_attr(g.get(), k, std::string_view(provenance_.version), w);
+    if (kinds == 16) h5::set_attr(g.get(), k, std::string_view(provenance_.revision), w);
   }
 }
 

@@ -166,16 +166,26 @@ struct RootAttributes {
   std::string creation_parameters;    // a JSON object, as text
 };
 
+// What a file says about the build that made it (root `generator` = "octet <version>",
+// `git_revision`; and each case's octet_version / git_revision). `golden verify` regenerates with
+// the committed file's provenance, so that only the data is compared.
+struct Provenance {
+  std::string version, revision;
+  static Provenance build();  // octet::kVersion, octet::kGitRevision
+};
+
 // Writes one golden file (one case family). The file is built as "<dir>/.<name>.tmp-<pid>-<n>"
 // and renamed over `path` by commit(); destroying an uncommitted Writer removes the temporary.
 class Writer {
  public:
-  Writer(std::filesystem::path path, std::string creation_parameters_json = "{}");
+  Writer(std::filesystem::path path, std::string creation_parameters_json = "{}",
+         const Provenance& provenance = Provenance::build());
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
   ~Writer();
 
-  // Creates the case group with `attrs`, plus octet_version and git_revision unless given.
+  // Creates the case group with `attrs`, plus octet_version and git_revision (the writer's
+  // provenance) unless given.
   void add_case(const std::string& case_name, const CaseAttributes& attrs);
   void write_tensor(const std::string& case_name, const std::string& dataset, const Tensor& t);
   // Closes the file and renames it into place. No further calls are allowed.
@@ -188,6 +198,7 @@ class Writer {
   std::filesystem::path path_, temp_;
   h5::Handle file_;
   bool committed_ = false;
+  Provenance provenance_;
   h5::Where where(const std::string& group = {}, const std::string& ds = {}) const;
 };
 
