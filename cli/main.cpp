@@ -29,6 +29,7 @@
 
 #include "commands/commands.hpp"
 #include "common.hpp"
+#include "octet/golden/h5.hpp"
 #include "octet/version.hpp"
 
 int main(int argc, char** argv) {
@@ -125,6 +126,23 @@ int main(int argc, char** argv) {
   golden_verify->add_option("--suite", golden_o.suite, "suite: default")->capture_default_str();
   golden_verify->add_option("--dir", golden_o.dir, "directory holding MANIFEST")->capture_default_str();
 
+  RunOptions run_o;
+  CLI::App* run = app.add_subcommand(
+      "run", "run an emulator kernel on the cases of an HDF5 file (golden/schema.md): expected outputs for your inputs");
+  run->add_option("--kernel", run_o.kernel, "kernel (default: each case's `kernel` attribute); `octet kernels` lists them");
+  run->add_option("--recipe", run_o.recipe, "scale recipe (default: each case's, else the kernel's)");
+  run->add_option("--profile", run_o.profile, "conversion profile, for kernels that take one");
+  run->add_option("--input", run_o.input, "input file: one group per case, input datasets in it")->required();
+  run->add_option("--output", run_o.output, "output file: each case with its inputs and the kernel's outputs")->required();
+
+  CheckOptions check_o;
+  CLI::App* check = app.add_subcommand(
+      "check", "compare a candidate's outputs with a golden file, case by case, and classify each mismatch");
+  check->add_option("--golden", check_o.golden, "golden file (octet golden gen / octet run)")->required();
+  check->add_option("--candidate", check_o.candidate, "candidate file: the same cases with the kernel's outputs")->required();
+  check->add_option("--max-mismatches", check_o.max_mismatches, "first mismatches printed per dataset")->capture_default_str();
+  check->add_flag("--json", check_o.json, "print one JSON object");
+
   DemoOptions demo_o;
   CLI::App* demo = app.add_subcommand("demo", "the default work: formats, casts under every profile, a checked sweep");
   demo->add_flag("--no-sweep", demo_o.no_sweep, "leave out the exhaustive sweep");
@@ -164,8 +182,13 @@ int main(int argc, char** argv) {
     if (*golden_gen) return run_golden_gen(golden_o);
     if (*golden_list) return run_golden_list(golden_o);
     if (*golden_verify) return run_golden_verify(golden_o);
+    if (*run) return run_run(run_o);
+    if (*check) return run_check(check_o);
     return run_demo(demo_o);
   } catch (const UsageError& e) {
+    std::fprintf(stderr, "octet: %s\n", e.what());
+    return 2;
+  } catch (const octet::golden::GoldenError& e) {  // a missing, corrupt or malformed HDF5 file
     std::fprintf(stderr, "octet: %s\n", e.what());
     return 2;
   } catch (const std::invalid_argument& e) {  // the emulator's misuse errors name the argument

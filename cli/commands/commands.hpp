@@ -71,6 +71,18 @@ int run_golden_gen(const GoldenOptions& o);
 int run_golden_list(const GoldenOptions& o);     // exit 2: manifest missing or corrupt
 int run_golden_verify(const GoldenOptions& o);   // exit 1: a mismatch; 2: manifest missing or corrupt
 
+struct RunOptions {
+  std::string kernel, recipe, profile, input, output;
+};
+int run_run(const RunOptions& o);  // exit 2: bad input file or kernel inputs (nothing written)
+
+struct CheckOptions {
+  std::string golden, candidate;
+  std::int64_t max_mismatches = 8;
+  bool json = false;
+};
+int run_check(const CheckOptions& o);  // exit 0: every case passes; 1: a mismatch; 2: bad input
+
 struct DemoOptions {
   bool no_sweep = false;
 };
