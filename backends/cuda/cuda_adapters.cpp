@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// cuda_adapters.cpp — the CUDA adapter table: the concatenation of the per-family tables.
+#include "cuda_adapters.hpp"
+
+namespace octet::cuda {
+
+std::span<const golden::KernelAdapter> kernel_adapters() {
+  static const std::vector<golden::KernelAdapter> all = [] {
+    std::vector<golden::KernelAdapter> v;
+    for (const auto table : {quant_adapters(), layout_adapters()}) v.insert(v.end(), table.begin(), table.end());
+    return v;
+  }();
+  return all;
+}
+
+const golden::KernelAdapter* find_kernel_adapter(std::string_view kernel) {
+  for (const golden::KernelAdapter& a : kernel_adapters())
+    if (a.name == kernel) return &a;
+  return nullptr;
+}
+
+}  // namespace octet::cuda

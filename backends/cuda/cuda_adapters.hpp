@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// cuda_adapters.hpp — the CUDA backend's kernels behind the golden runner's signature
+// (golden/include/octet/golden/runner.hpp): each entry takes the same KernelCall as the emulator
+// adapter of the same name and returns the same datasets (names, dtypes, shapes, layout), so the
+// GPU tests compare the two case by case, byte for byte.
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "octet/golden/runner.hpp"
+#include "octet/golden/suite.hpp"
+
+namespace octet::cuda {
+
+// Every CUDA adapter (quantisers, then layout / transpose / fused / a2a kernels).
+std::span<const golden::KernelAdapter> kernel_adapters();
+const golden::KernelAdapter* find_kernel_adapter(std::string_view kernel);
+
+std::span<const golden::KernelAdapter> quant_adapters();   // adapters_quant.cpp
+std::span<const golden::KernelAdapter> layout_adapters();  // adapters_layout.cpp
+
+// Cases at production shapes (16640x5120 bf16 with 1..128 groups; E=8 5120x8192 and E=64
+// 2048x1408 weights), run by the GPU tests in addition to every golden catalogue case.
+std::vector<golden::CaseSpec> large_quant_cases();
+std::vector<golden::CaseSpec> large_layout_cases();
+
+}  // namespace octet::cuda
