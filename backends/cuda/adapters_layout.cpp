@@ -6,5 +6,5 @@
 
 namespace octet::cuda {
 std::span<const golden::KernelAdapter> layout_adapters() { return {}; }
-std::vector<golden::CaseSpec> large_layout_cases() { return {}; }
+std::vector<LargeCase> large_layout_cases() { return {}; }
 }  // namespace octet::cuda

@@ -6,5 +6,5 @@
 
 namespace octet::cuda {
 std::span<const golden::KernelAdapter> quant_adapters() { return {}; }
-std::vector<golden::CaseSpec> large_quant_cases() { return {}; }
+std::vector<LargeCase> large_quant_cases() { return {}; }
 }  // namespace octet::cuda

@@ -7,7 +7,9 @@
 // GPU tests compare the two case by case, byte for byte.
 #pragma once
 
+#include <functional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,8 +26,13 @@ std::span<const golden::KernelAdapter> quant_adapters();   // adapters_quant.cpp
 std::span<const golden::KernelAdapter> layout_adapters();  // adapters_layout.cpp
 
 // Cases at production shapes (16640x5120 bf16 with 1..128 groups; E=8 5120x8192 and E=64
-// 2048x1408 weights), run by the GPU tests in addition to every golden catalogue case.
-std::vector<golden::CaseSpec> large_quant_cases();
-std::vector<golden::CaseSpec> large_layout_cases();
+// 2048x1408 weights), run by the GPU tests in addition to every golden catalogue case. Built on
+// demand: their inputs are hundreds of MB.
+struct LargeCase {
+  std::string name;                     // unique, [A-Za-z0-9_]
+  std::function<golden::CaseSpec()> make;
+};
+std::vector<LargeCase> large_quant_cases();
+std::vector<LargeCase> large_layout_cases();
 
 }  // namespace octet::cuda

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -74,6 +75,37 @@ Manifest read_manifest(const fs::path& dir) {
   return m;
 }
 
+// Progress of one family: a bar redrawn in place on a terminal; otherwise a plain line at most
+// every two seconds (CI logs stay short).
+class ProgressPrinter {
+ public:
+  ProgressPrinter(std::string label, bool enabled)
+      : label_(std::move(label)), enabled_(enabled), tty_(::isatty(STDOUT_FILENO) == 1) {}
+  void operator()(std::size_t done, std::size_t total) {
+    if (!enabled_ || total == 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (tty_) {
+      const int width = 30, filled = int(double(done) / double(total) * width);
+      std::printf("\r%-22s [%s%s] %zu/%zu cases", label_.c_str(), std::string(std::size_t(filled), '#').c_str(),
+                  std::string(std::size_t(width - filled), ' ').c_str(), done, total);
+      std::fflush(stdout);
+      drawn_ = true;
+    } else if (done == total || now - last_ >= std::chrono::seconds(2)) {
+      std::printf("  %s: %zu/%zu cases\n", label_.c_str(), done, total);
+      std::fflush(stdout);
+      last_ = now;
+    }
+  }
+  void finish() {
+    if (drawn_) std::printf("\r%*s\r", 70, "");
+  }
+
+ private:
+  std::string label_;
+  bool enabled_, tty_, drawn_ = false;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 Manifest generate(const fs::path& dir, const std::string& suite_name, const Provenance& prov, bool progress) {
   golden::Suite suite;
   try {
@@ -85,15 +117,23 @@ Manifest generate(const fs::path& dir, const std::string& suite_name, const Prov
   fs::create_directories(dir);
   Manifest m;
   std::size_t i = 0;
+  const auto t0 = std::chrono::steady_clock::now();
   for (const golden::Family& fam : families) {
     const fs::path path = dir / fam.file;
-    const std::size_t cases = fam.write(path, suite, prov);
+    const auto t_file = std::chrono::steady_clock::now();
+    ProgressPrinter bar(fam.file, progress);
+    const std::size_t cases = fam.write(path, suite, prov, std::ref(bar));
+    bar.finish();
     const std::string sha = golden::sha256_file(path);
     m.emplace_back(fam.file, sha);
     if (progress)
-      std::printf("[%zu/%zu] %s: %zu cases, %ju bytes, sha256 %s\n", ++i, families.size(), path.string().c_str(),
-                  cases, std::uintmax_t(fs::file_size(path)), sha.c_str());
+      std::printf("[%zu/%zu] %s: %zu cases, %ju bytes, %.1f s, sha256 %s\n", ++i, families.size(),
+                  path.string().c_str(), cases, std::uintmax_t(fs::file_size(path)),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t_file).count(), sha.c_str());
   }
+  if (progress)
+    std::printf("suite '%s': %zu files in %.1f s\n", suite_name.c_str(), families.size(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   std::sort(m.begin(), m.end());
   return m;
 }

@@ -9,9 +9,9 @@ namespace octet::golden {
 std::vector<Family> suite_families(Suite s) {
   (void)s;  // every family is in both suites; the catalogues size their cases by suite
   const auto kernels = [](std::string family, std::vector<CaseSpec> (*cases)(Suite)) {
-    return [family, cases](const std::filesystem::path& path, Suite suite, const Provenance& p) {
+    return [family, cases](const std::filesystem::path& path, Suite suite, const Provenance& p, const Progress& progress) {
       const std::string json = "{\"family\":\"" + family + "\",\"suite\":\"" + std::string(name(suite)) + "\"}";
-      return write_cases(path, json, cases(suite), p);
+      return write_cases(path, json, cases(suite), p, progress);
     };
   };
   return {

@@ -198,6 +198,11 @@ hssize_t attr_points(hid_t a, const std::string& name, const Where& w) {
   Handle space(w.check(H5Aget_space(a), "cannot read attribute '" + name + "'"));
   return H5Sget_simple_extent_npoints(space.get());
 }
+
+// Bytes of an attribute's value as stored in the file. A corrupt header can declare a dataspace
+// or a string size far larger than the bytes behind it; reading such an attribute would allocate
+// the declared size first, so every read is bounded by what the file holds.
+std::size_t attr_stored_bytes(hid_t a) { return std::size_t(H5Aget_storage_size(a)); }
 }  // namespace
 
 void set_attr(hid_t obj, const std::string& name, std::string_view value, const Where& w) {
@@ -254,6 +259,9 @@ std::string get_string_attr(hid_t obj, const std::string& name, const Where& w) 
   }
   const std::size_t size = H5Tget_size(type.get());
   if (size == 0) w.fail("attribute '" + name + "' has an invalid string size");
+  if (size > attr_stored_bytes(a.get()))
+    w.fail("attribute '" + name + "' declares a " + std::to_string(size) + "-byte string but stores " +
+           std::to_string(attr_stored_bytes(a.get())) + " bytes (corrupt file?)");
   std::string buf(size, '\0');
   w.check(H5Aread(a.get(), type.get(), buf.data()), ("cannot read attribute '" + name + "'").c_str());
   buf.resize(std::strlen(buf.c_str()));
@@ -276,6 +284,10 @@ std::vector<std::int64_t> get_int_array_attr(hid_t obj, const std::string& name,
   if (H5Tget_class(type.get()) != H5T_INTEGER) w.fail("attribute '" + name + "' is not an integer array");
   const hssize_t n = attr_points(a.get(), name, w);
   if (n < 0) w.fail("attribute '" + name + "' has an unreadable size");
+  // Every stored element takes at least one byte.
+  if (std::uint64_t(n) > attr_stored_bytes(a.get()))
+    w.fail("attribute '" + name + "' declares " + std::to_string(n) + " elements but stores " +
+           std::to_string(attr_stored_bytes(a.get())) + " bytes (corrupt file?)");
   std::vector<std::int64_t> v(std::size_t(n), 0);
   if (n > 0)
     w.check(H5Aread(a.get(), H5T_NATIVE_INT64, v.data()), ("cannot read attribute '" + name + "'").c_str());
@@ -563,6 +575,14 @@ Tensor Reader::read_tensor(const std::string& case_name, const std::string& data
   if (rank < 1) w.fail("the dataset is not an array of rank >= 1");
   std::vector<hsize_t> dims(std::size_t(rank), 0);
   w.check(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), "cannot read the dimensions");
+  // The element count in bytes must fit an int64 (Tensor::numel) before anything is allocated.
+  std::uint64_t bytes = std::uint64_t(info->element_size);
+  for (hsize_t d : dims) {
+    if (d != 0 && bytes > std::uint64_t(std::numeric_limits<std::int64_t>::max()) / d)
+      w.fail("dataset dimensions " + join(std::vector<std::int64_t>(dims.begin(), dims.end())) +
+             " overflow the addressable size");
+    bytes *= d;
+  }
   std::vector<std::int64_t> actual(dims.begin(), dims.end());
   t.shape = h5::get_int_array_attr(ds.get(), "shape", w);
   if (t.shape != actual)
@@ -574,10 +594,18 @@ Tensor Reader::read_tensor(const std::string& case_name, const std::string& data
   }
   if (h5::has_attr(ds.get(), "layout")) t.layout = h5::get_string_attr(ds.get(), "layout", w);
 
-  std::uint64_t numel = 1;
-  for (hsize_t d : dims) numel *= d;
-  t.bytes.assign(numel * std::uint64_t(info->element_size), 0);
-  if (numel > 0)
+  // A corrupt header can declare dimensions far beyond the bytes the file holds. Deflate expands
+  // at most ~1032:1 and shuffle not at all, so a large dataset with more than kMaxExpansion
+  // bytes per stored byte is corrupt (octet always writes the data; a small unwritten dataset
+  // reads as its fill value and is allowed).
+  constexpr std::uint64_t kMaxExpansion = 1100;
+  constexpr std::uint64_t kUncheckedBytes = std::uint64_t(16) << 20;
+  const std::uint64_t stored = H5Dget_storage_size(ds.get());
+  if (bytes > kUncheckedBytes && bytes / kMaxExpansion > stored)
+    w.fail("the dataset's " + std::to_string(bytes) + " bytes of " + join(t.shape) + " cannot come from the " +
+           std::to_string(stored) + " bytes it stores (truncated or corrupt file?)");
+  t.bytes.assign(bytes, 0);
+  if (bytes > 0)
     w.check(H5Dread(ds.get(), le_type(*info), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.bytes.data()),
             "cannot read the data (corrupt file?)");
   return t;

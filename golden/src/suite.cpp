@@ -61,9 +61,10 @@ ComputedCase compute_case(const CaseSpec& c, const Provenance& p) {
 }
 
 std::size_t write_cases(const std::filesystem::path& path, const std::string& parameters_json,
-                        const std::vector<CaseSpec>& cases, const Provenance& p) {
+                        const std::vector<CaseSpec>& cases, const Provenance& p, const Progress& progress) {
   std::vector<ComputedCase> computed(cases.size());
   std::exception_ptr error;
+  std::size_t done = 0;
   // Cases are independent and each kernel is deterministic for any thread count: computing them
   // concurrently changes nothing in the file. Kernels may use OpenMP themselves (nested off).
 #pragma omp parallel for schedule(dynamic, 1)
@@ -73,6 +74,11 @@ std::size_t write_cases(const std::filesystem::path& path, const std::string& pa
     } catch (...) {
 #pragma omp critical(octet_golden_error)
       if (!error) error = std::current_exception();
+    }
+#pragma omp critical(octet_golden_progress)
+    {
+      ++done;
+      if (progress) progress(done, cases.size());
     }
   }
   if (error) std::rethrow_exception(error);

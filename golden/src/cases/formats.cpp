@@ -63,7 +63,7 @@ std::vector<std::uint32_t> boundary_inputs(const Format& f) {
 
 }  // namespace
 
-std::size_t write_formats(const fs::path& path, Suite, const Provenance& prov) {
+std::size_t write_formats(const fs::path& path, Suite, const Provenance& prov, const Progress&) {
   Writer w(path, R"({"family":"formats","boundary_source":"fp32","sr_random_bits":0})", prov);
   std::size_t cases = 0;
   for (const Format& f : target_formats) {

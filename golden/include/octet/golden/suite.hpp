@@ -20,6 +20,9 @@ enum class Suite : std::uint8_t { default_suite, full };
 Suite parse_suite(std::string_view s);  // "default" | "full"; std::invalid_argument otherwise
 std::string_view name(Suite s);
 
+// Called as cases complete: (cases done, cases in the family). Called under a lock, from any thread.
+using Progress = std::function<void(std::size_t done, std::size_t total)>;
+
 // One kernel case before it is computed. `call.attrs` holds everything but provenance and the
 // inputs/outputs lists, which the writer adds.
 struct CaseSpec {
@@ -39,12 +42,12 @@ std::vector<CaseSpec> gemm_cases(Suite s);
 std::vector<CaseSpec> recipe_cases(Suite s);
 
 // The formats family is data about formats, not kernel calls: written directly.
-std::size_t write_formats(const std::filesystem::path& path, Suite s, const Provenance& p);
+std::size_t write_formats(const std::filesystem::path& path, Suite s, const Provenance& p, const Progress& progress);
 
 struct Family {
   std::string file;  // "kernels_fp8.h5"
   // Writes the family's file at `path` (temporary + rename); returns the number of cases.
-  std::function<std::size_t(const std::filesystem::path& path, Suite, const Provenance&)> write;
+  std::function<std::size_t(const std::filesystem::path& path, Suite, const Provenance&, const Progress&)> write;
 };
 std::vector<Family> suite_families(Suite s);
 
@@ -61,7 +64,7 @@ ComputedCase compute_case(const CaseSpec& c, const Provenance& p);
 // Computes `cases` (in parallel: the bytes do not depend on the thread count) and writes them to
 // `path` in order. Returns the number of cases. `parameters_json` becomes creation_parameters.
 std::size_t write_cases(const std::filesystem::path& path, const std::string& parameters_json,
-                        const std::vector<CaseSpec>& cases, const Provenance& p);
+                        const std::vector<CaseSpec>& cases, const Provenance& p, const Progress& progress = {});
 
 // octet run: every case of `input` (attribute `kernel`; input datasets from the `inputs`
 // attribute, or every dataset) is run and written to `output` with its inputs and outputs.
