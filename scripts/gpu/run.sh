@@ -12,6 +12,9 @@
 #          OCTET_GPU_BUDGET_S  seconds for the whole run (default 560); each step gets what is
 #                              left, and the summary table is always printed, last
 #          OCTET_GPU_BUILD_ALL=1  build every target, not only the GPU ones
+#          OCTET_GPU_STEPS     comma-separated steps to run after the build (default all: tests,
+#                              bench,memcheck,racecheck,torch,gemm-calibration,torch-ref); "none"
+#                              only builds (a warm machine keeps the build for the next call)
 # Exit status: 0 when every step that ran passed.
 set -uo pipefail
 
@@ -67,35 +70,46 @@ gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 run_step configure 180 "$logs/build.log" \
   cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DOCTET_CUDA=ON -DOCTET_PYTHON=OFF
-targets=(--target octet_gpu_tests octet_gpu_bench octet_capi)
+targets=(--target octet_gpu_tests octet_gpu_bench octet_capi octet_gpu_kernel_tests octet_gpu_bench_quant
+  octet_gpu_bench_layout)
 [[ ${OCTET_GPU_BUILD_ALL:-0} == 1 ]] && targets=()
 if [[ ${rc[configure]} == 0 ]]; then
   run_step build 300 "$logs/build.log" cmake --build "$build" -j "$jobs" "${targets[@]}"
 fi
 tests_bin=$build/backends/octet_gpu_tests
+kernel_tests_bin=$build/backends/octet_gpu_kernel_tests
 bench_bin=$build/backends/octet_gpu_bench
 built=no
 [[ ${rc[build]:-} == 0 && -x $tests_bin && -x $bench_bin ]] && built=yes
+wanted=${OCTET_GPU_STEPS:-all}
+want() { [[ $wanted == all || ",$wanted," == *",$1,"* ]]; }
 
 # ---------------------------------------------------------------------------------------------
 # tests, benchmark, sanitizers, SASS
 
 if [[ $built == yes ]]; then
   now=$(date +%s)
-  run_step tests 300 "$logs/tests.log" \
+  want tests && run_step tests 300 "$logs/tests.log" \
     ctest --test-dir "$build" -L gpu -V --output-on-failure --timeout $((start + budget - now - 30))
-  run_step bench 90 "$logs/bench.log" "$bench_bin"
+  want bench && run_step bench 90 "$logs/bench.log" "$bench_bin"
+  want bench && run_step bench-quant 150 "$logs/bench_kernels.log" "$build/backends/octet_gpu_bench_quant"
+  want bench && run_step bench-layout 150 "$logs/bench_kernels.log" "$build/backends/octet_gpu_bench_layout"
 
   sanitizer=$(command -v compute-sanitizer || true)
   [[ -z $sanitizer && -x /usr/local/cuda/compute-sanitizer/compute-sanitizer ]] &&
     sanitizer=/usr/local/cuda/compute-sanitizer/compute-sanitizer
-  if [[ -n $sanitizer ]]; then
-    run_step memcheck 150 "$logs/memcheck.log" env OCTET_GPU_TEST_REDUCED=1 \
+  if [[ -n $sanitizer ]] && (want memcheck || want racecheck); then
+    want memcheck && run_step memcheck-kernels 150 "$logs/memcheck.log" env OCTET_GPU_TEST_REDUCED=1 \
+      "$sanitizer" --tool memcheck --error-exitcode 99 --print-limit 20 "$kernel_tests_bin"
+    want racecheck && run_step racecheck-kernels 150 "$logs/racecheck.log" env OCTET_GPU_TEST_REDUCED=1 \
+      "$sanitizer" --tool racecheck --error-exitcode 99 --print-limit 20 "$kernel_tests_bin" \
+      '--gtest_filter=-Cases/GpuKernels.BytesEqualEmulator/large_*'
+    want memcheck && run_step memcheck 150 "$logs/memcheck.log" env OCTET_GPU_TEST_REDUCED=1 \
       "$sanitizer" --tool memcheck --error-exitcode 99 --print-limit 20 "$tests_bin"
-    run_step racecheck 90 "$logs/racecheck.log" env OCTET_GPU_TEST_REDUCED=1 \
+    want racecheck && run_step racecheck 90 "$logs/racecheck.log" env OCTET_GPU_TEST_REDUCED=1 \
       "$sanitizer" --tool racecheck --error-exitcode 99 --print-limit 20 "$tests_bin" \
       '--gtest_filter=GpuCast/Variant1Matrix.*/e4m3fn_*:GpuCast/FullSweep.*:GpuCast/HardwareCvt16.*:GpuCast.*'
-  else
+  elif want memcheck || want racecheck; then
     steps+=(memcheck racecheck)
     rc[memcheck]="no compute-sanitizer"
     rc[racecheck]="no compute-sanitizer"
@@ -103,11 +117,20 @@ if [[ $built == yes ]]; then
 
   # torch's float8 casts (CPU and CUDA) against the `torch` profile over all 2^32 fp32 inputs.
   capi=$(find "$build/python" -name 'liboctet_capi.so' | head -1)
-  if [[ -n $capi ]] && python3 -c 'import torch, numpy' 2>/dev/null; then
+  if [[ -n $capi ]] && python3 -c 'import torch, numpy' 2>/dev/null && want torch; then
     run_step torch 240 "$logs/torch.log" python3 scripts/gpu/conformance_torch.py "$capi"
     # torch._scaled_mm against octet's GEMM accumulation models (docs/gemm-accumulation.md).
+  fi
+  if [[ -n $capi ]] && python3 -c 'import torch, numpy' 2>/dev/null && want gemm-calibration; then
     run_step gemm-calibration 240 "$logs/gemm_calibration.log" env OUT="$logs" \
       python3 scripts/gpu/calibrate_gemm.py "$capi"
+  fi
+
+  # torch.compile references of the same kernels at the same shapes (ratios in the table below).
+  if python3 -c 'import torch' 2>/dev/null && want torch-ref; then
+    for ref in scripts/gpu/torch_ref_*.py; do
+      [[ -f $ref ]] && run_step "$(basename "$ref" .py)" 200 "$logs/torch_ref.log" python3 "$ref"
+    done
   fi
 
   obj=$(find "$build" -name 'sm90_cast.cu.o' | head -1)
@@ -142,7 +165,7 @@ fi
         skipped=$(grep -oE '\[  SKIPPED \] [0-9]+ tests?,' "$t" | tail -1 | grep -oE '[0-9]+')
         detail="gtest: ${ran:-?} ran, ${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped"
         ;;
-      memcheck | racecheck)
+      memcheck | racecheck | memcheck-kernels | racecheck-kernels)
         detail=$(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/$s.log" 2>/dev/null | tail -1 | sed 's/^========= //')
         ;;
       bench)
@@ -168,6 +191,10 @@ fi
   [[ -f $logs/gemm_calibration.log ]] && grep -E '^  [a-z0-9]+/fast=' "$logs/gemm_calibration.log" | sed 's/^/  /'
   [[ -f $logs/bench.log ]] && grep -E '^(octet_gpu_bench|op |copy |cast |All results|validation)' "$logs/bench.log" | sed 's/^/  /'
   [[ -f $logs/sass.txt ]] && sed -n '2,12p' "$logs/sass.txt" | grep -E 'F2FP|LDG|STG' | sed 's/^/  sass /'
+  if [[ -f $logs/bench_kernels.log ]]; then
+    echo
+    python3 scripts/gpu/kernel_table.py "$logs/bench_kernels.log" "$logs/torch_ref.log" 2>&1 || true
+  fi
 } | tee "$logs/summary.txt"
 
 status=0
