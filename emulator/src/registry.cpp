@@ -274,6 +274,14 @@ const std::vector<RegistryEntry> kFusedKernels = {
      "reverse exchange, then per token fp32 sum of weighted expert rows in routing order, one rounding"},
 };
 
+// ---- the recipes themselves as kernels (emulator/src/scale.cpp), for golden cases ----
+const std::vector<RegistryEntry> kRecipeKernels = {
+    {"recipe_scale_from_amax", K::kernel, "recipes.md",
+     "per amax: the recipe's stored scale, encode and decode multipliers (scale_from_amax, specials of recipes.md §8)"},
+    {"recipe_quantize_blocks", K::kernel, "recipes.md",
+     "x (N,K) in blocks along rows: amax (recipe NaN rule) -> scale_from_amax -> quantize_element; codes + stored scales"},
+};
+
 // ---- scaled (grouped) GEMM accumulation models (emulator/src/kernels/gemm.cpp) ----
 const std::vector<RegistryEntry> kGemmModels = {
     {"exact", K::gemm_model,
@@ -293,7 +301,7 @@ const std::vector<RegistryEntry> kGemmModels = {
 std::vector<RegistryEntry> build() {
   std::vector<RegistryEntry> all;
   for (const auto* section : {&kRecipes, &kFp8Kernels, &kMxKernels, &kLayoutKernels, &kTransposeKernels, &kFusedKernels,
-                              &kGemmModels})
+                              &kRecipeKernels, &kGemmModels})
     all.insert(all.end(), section->begin(), section->end());
   return all;
 }

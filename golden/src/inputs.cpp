@@ -127,7 +127,9 @@ std::string describe(const InputSpec& s) {
 
 std::vector<float> generate_fp32(const InputSpec& s, std::int64_t n) {
   std::vector<float> v(std::size_t(n > 0 ? n : 0));
-#pragma omp parallel for schedule(static)
+  // Threads only pay off on large tensors: the catalogues draw thousands of small ones, where
+  // waking a team costs more than the values.
+#pragma omp parallel for schedule(static) if (n >= 65536)
   for (std::int64_t i = 0; i < n; ++i) v[std::size_t(i)] = value(s, i);
   return v;
 }

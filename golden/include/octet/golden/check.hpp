@@ -28,13 +28,14 @@ enum class MismatchClass : std::uint8_t {
   // -- one element: golden code g against candidate code c, both of the dataset's dtype --
   nan_payload_sign,    // both NaN, different codes (payload or sign)
   saturation_vs_nan,   // one NaN or Inf, the other +-max finite or Inf
+  tie_rounding,        // adjacent codes, and the cast's input x is exactly their midpoint
   subnormal_flush,     // one +-0, the other a subnormal of the dtype
   sign,                // same magnitude, opposite sign (+0 / -0 included)
-  tie_rounding,        // adjacent codes, and the cast's input x is exactly their midpoint
-  rounding_adjacent,   // adjacent codes of the same sign
+  rounding_adjacent,   // adjacent codes of the same sign (finite)
   scale_pow2,          // both finite nonzero and c = g * 2^k, k != 0
   other,               // none of the above (and every mismatch of an integer dtype)
-  tolerance_exceeded,  // a bounded dataset: |c - g| > bound, or NaN against a number
+  tolerance_exceeded,  // a bounded dataset: |c - g| > bound, NaN against a number, or the
+                       // normwise bound exceeded (then listed with the count of elementwise ones)
   // -- a whole dataset --
   transposed_layout,   // the candidate holds the golden transposed (per leading index for 3-D)
   permuted_rows,       // the same rows in another order
@@ -57,7 +58,8 @@ struct DatasetReport {
   std::vector<Mismatch> first;  // the first mismatches, up to max_mismatches
   // Class -> count. A dataset-level explanation (transposed_layout, permuted_rows, padding_rows,
   // scale_pow2 when every mismatch has the same factor), when one holds, comes first with the
-  // number of mismatching elements it explains; the element classes follow in enum order.
+  // number of mismatching elements it explains; the element classes follow in enum order (the
+  // cause's own class, when it is one of them, only once: first).
   std::vector<std::pair<MismatchClass, std::int64_t>> classes;
   std::string detail;  // the primary cause in words; a missing dataset or shape/dtype difference
   std::string dtype;   // the golden dtype (for printing codes with their width)
@@ -72,8 +74,10 @@ struct CaseReport {
 
 // Compares one case's outputs. `golden_attrs` / `golden_inputs` give the context: `kernel`,
 // `expected_error` (then the candidate must have no outputs: a rejected input), and for kernel
-// "cast" the input `x` that tells a rounding tie. Datasets named `<name>_bound` in
-// `golden_outputs` are the elementwise tolerance of `<name>` and are not compared themselves.
+// "cast" the input `x` that tells a rounding tie. The GEMM tolerances in `golden_outputs` are not
+// compared themselves: `<name>_bound` (elementwise: |c - g| <= bound, NaN only against NaN; the
+// dataset's shape, or one element for all) and, beside it, `<name>_normwise_bound` (one float:
+// ||c - g||_F over the elements finite on both sides <= bound).
 CaseReport compare_case(const std::string& case_name, const CaseAttributes& golden_attrs, const Tensors& golden_inputs,
                         const Tensors& golden_outputs, const Tensors& candidate_outputs,
                         std::int64_t max_mismatches = 8);
