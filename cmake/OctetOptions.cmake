@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: 2026 The octet authors
 #
-# Tri-state backend options. AUTO: build the backend when its toolchain is found; ON: fail the
-# configure step when it is missing; OFF: skip it.
+# Tri-state options (backends, fuzzing). AUTO: build the part when its toolchain is found; ON: fail
+# the configure step when it is missing; OFF: skip it.
 
 function(octet_tristate NAME DOC)
   set(${NAME} AUTO CACHE STRING "${DOC} (AUTO|ON|OFF)")
@@ -57,4 +57,32 @@ if(NOT OCTET_PYTHON STREQUAL "OFF")
   endif()
 endif()
 
-message(STATUS "octet backends found: cuda=${OCTET_HAVE_CUDA} (${CMAKE_CUDA_COMPILER}, arch ${CMAKE_CUDA_ARCHITECTURES}) hip=${OCTET_HAVE_HIP} python=${OCTET_HAVE_PYTHON}")
+# Fuzzing (tests/fuzz): libFuzzer targets need clang. With another C++ compiler a clang++ found on
+# the PATH builds them by itself; the probe checks that it links -fsanitize=fuzzer,address,undefined.
+octet_tristate(OCTET_FUZZ "Build the libFuzzer targets (needs clang++ with libFuzzer)")
+set(OCTET_HAVE_FUZZ no)
+if(NOT OCTET_FUZZ STREQUAL "OFF")
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    set(OCTET_FUZZ_CXX "${CMAKE_CXX_COMPILER}" CACHE FILEPATH "clang++ that builds the fuzz targets")
+  else()
+    find_program(OCTET_FUZZ_CXX NAMES clang++ clang++-19 clang++-18 clang++-17 clang++-16 clang++-15 clang++-14
+                 DOC "clang++ that builds the fuzz targets")
+  endif()
+  if(OCTET_FUZZ_CXX)
+    set(probe_dir "${CMAKE_BINARY_DIR}/CMakeFiles/octet_fuzz_probe")
+    file(WRITE "${probe_dir}/probe.cpp"
+         "#include <cstddef>\n#include <cstdint>\n"
+         "extern \"C\" int LLVMFuzzerTestOneInput(const std::uint8_t*, std::size_t) { return 0; }\n")
+    execute_process(COMMAND "${OCTET_FUZZ_CXX}" -fsanitize=fuzzer,address,undefined "${probe_dir}/probe.cpp"
+                            -o "${probe_dir}/probe"
+                    RESULT_VARIABLE probe_rc OUTPUT_QUIET ERROR_QUIET)
+    if(probe_rc EQUAL 0)
+      set(OCTET_HAVE_FUZZ yes)
+    endif()
+  endif()
+  if(NOT OCTET_HAVE_FUZZ AND OCTET_FUZZ STREQUAL "ON")
+    message(FATAL_ERROR "OCTET_FUZZ=ON but no clang++ that links -fsanitize=fuzzer was found (OCTET_FUZZ_CXX)")
+  endif()
+endif()
+
+message(STATUS "octet backends found: cuda=${OCTET_HAVE_CUDA} (${CMAKE_CUDA_COMPILER}, arch ${CMAKE_CUDA_ARCHITECTURES}) hip=${OCTET_HAVE_HIP} python=${OCTET_HAVE_PYTHON} fuzz=${OCTET_HAVE_FUZZ}")

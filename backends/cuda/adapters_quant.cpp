@@ -1,10 +1,491 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The octet authors
 //
-// adapters_quant.cpp — (being written)
+// adapters_quant.cpp — the CUDA quantisers (quant.hpp) behind the golden runner's signature, and
+// their production-shape cases. Each adapter takes the KernelCall of the emulator adapter of the
+// same name (golden/src/adapters/fp8.cpp, mx.cpp) and returns the same datasets: names, dtypes,
+// logical shapes, layout names and strides, codes in logical row-major order.
+//
+//   kernel                          outputs (layout; strides in elements)
+//   fp8_rowwise_2d_scale_and_cast   q (M, K) row_major (K, 1); scale|scale_inv (M, 1) row_major (1, 1)
+//   fp8_colwise_3d_scale_and_cast   q (E, K, N) expert_col_major (K*N, 1, K); scale|scale_inv (E, 1, N) (N, N, 1)
+//   fp8_rowwise_3d_transpose_rhs    q (E, N, K) expert_col_major (N*K, 1, N); scale|scale_inv (E, K) (K, 1)
+//   fp8_per_group_rowwise_scales    q (M, K) row_major; scale|scale_inv (G*M,) row_major (1)
+//   fp8_per_group_colwise_scales    q (K, N) col_major (1, K); scale|scale_inv (G*N,) row_major (1)
+//   fp8_blockwise_act_quant_lhs     q (M, K) row_major; scale_inv (M, K/128) col_major (1, M)
+//   fp8_blockwise_act_quant_rhs     q (M, K) col_major (1, M); scale_inv (ceil(M/128), K) row_major (K, 1)
+//   fp8_blockwise_weight_quant_rhs  q (M, N) col_major (1, M); scale_inv (M/128, N/128) col_major (1, M/128)
+//   deepgemm_per_token_cast_to_fp8  q (m, n) row_major; scale_inv (m, ceil(n/128)) row_major
+//   mx_quantize_dim0                q (M, K) row_major (K, 1); scale e8m0 (M, K/32) row_major (K/32, 1)
+//   mx_quantize_dim1                q (M, K) col_major (1, M); scale e8m0 (K, M/32) row_major (M/32, 1)
+//   mx_quantize_3d                  q (E, N, K) expert_col_major (N*K, 1, N); scale e8m0 (E, N/32, K or K/32)
+//                                   row_major (attribute block: 32x1 or 32x32)
+// The scale dataset of an FP8 kernel is `scale` for recipes that store the encode multiplier and
+// `scale_inv` otherwise, as golden/src/adapters/fp8.cpp names it. Outputs are poisoned (0xA5)
+// before each launch, so a byte the kernel fails to write shows as a mismatch.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <string>
+#include <vector>
+
+// cuda_runtime.h (not only _api.h): device_buffer.hpp calls the typed cudaMalloc(T**) overload.
+#include <cuda_runtime.h>
+
 #include "cuda_adapters.hpp"
+#include "device_buffer.hpp"
+#include "octet/format.hpp"
+#include "octet/golden/inputs.hpp"
+#include "octet/golden/tensor_io.hpp"
+#include "octet/tensor.hpp"
+#include "quant.hpp"
 
 namespace octet::cuda {
-std::span<const golden::KernelAdapter> quant_adapters() { return {}; }
-std::vector<LargeCase> large_quant_cases() { return {}; }
+namespace {
+
+using golden::KernelCall;
+using golden::KernelInputError;
+using golden::Tensor;
+using golden::Tensors;
+using Shape = std::vector<std::int64_t>;
+
+constexpr std::string_view kRowwiseRecipe = "torchao_fp8_rowwise_pow2";
+constexpr std::string_view kBlockwiseRecipe = "torchao_blockwise";
+constexpr std::string_view kDeepGemmRecipe = "deepgemm";
+constexpr std::string_view kMxRecipe = "torchao_mx_rceil";
+constexpr std::uint8_t kPoison = 0xA5;
+
+// ---- recipes (the emulator adapters' rules and messages) ------------------------------------------
+
+const Recipe& fp8_recipe(const KernelCall& call, std::string_view fallback) {
+  const Recipe& r = golden::call_recipe(call, fallback);
+  const FormatId e = element_format(r);
+  const ScaleStorage s = storage(r);
+  const bool fp8_elements = e == FormatId::e4m3fn || e == FormatId::e4m3fnuz || e == FormatId::e5m2;
+  const bool fp32_scales = s == ScaleStorage::EncodeFp32 || s == ScaleStorage::DecodeFp32;
+  if (!fp8_elements || !fp32_scales)
+    throw KernelInputError("kernel " + call.kernel + ": recipe '" + std::string(name(r)) + "' has " +
+                           std::string(dtype_name(e)) + " elements and " + std::string(name(s)) +
+                           " scales; this kernel takes an fp8 recipe with float32 scales (torchao_fp8_rowwise*, "
+                           "torchao_blockwise*, te_current*, te_blockwise*, deepgemm*, deepep*)");
+  return r;
+}
+
+std::string scale_name(const Recipe& r) { return storage(r) == ScaleStorage::EncodeFp32 ? "scale" : "scale_inv"; }
+
+// ---- device inputs and outputs --------------------------------------------------------------------
+
+struct DeviceInput {
+  SourceType src = SourceType::bf16;
+  DeviceBuffer<std::uint8_t> bytes;
+  std::int64_t rows = 0, cols = 0;
+};
+
+DeviceInput upload(const golden::FloatInput& in) {
+  DeviceInput d;
+  d.rows = in.dim(0);
+  d.cols = in.dim(1);
+  std::vector<std::uint8_t> raw;
+  if (in.type == InputType::bf16) {
+    d.src = SourceType::bf16;
+    raw.resize(in.bf16.size() * 2);
+    if (!raw.empty()) std::memcpy(raw.data(), in.bf16.data(), raw.size());
+  } else {
+    d.src = SourceType::fp32;
+    raw.resize(in.f32.size() * 4);
+    if (!raw.empty()) std::memcpy(raw.data(), in.f32.data(), raw.size());
+  }
+  d.bytes = DeviceBuffer<std::uint8_t>(raw);
+  return d;
+}
+
+template <class T>
+DeviceBuffer<T> poisoned(std::int64_t n) {
+  DeviceBuffer<T> b{std::size_t(n)};
+  b.fill_bytes(kPoison);
+  return b;
+}
+
+// The elements of a buffer laid out with `strides`, in logical row-major order of `shape`.
+template <class T>
+std::vector<T> logical(const std::vector<T>& buffer, const Shape& shape, const Shape& strides) {
+  std::int64_t n = 1;
+  for (const std::int64_t d : shape) n *= d;
+  std::vector<T> out;
+  out.reserve(std::size_t(n));
+  Shape index(shape.size(), 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t offset = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) offset += index[d] * strides[d];
+    out.push_back(buffer.at(std::size_t(offset)));
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor codes_tensor(const Recipe& r, const DeviceBuffer<std::uint8_t>& q, Shape shape, Shape strides,
+                    std::string layout) {
+  std::vector<std::uint8_t> values = logical(q.download(), shape, strides);
+  return golden::make_tensor(dtype_name(element_format(r)), std::move(shape), values, std::move(layout),
+                             std::move(strides));
+}
+
+Tensor fp32_scale_tensor(const DeviceBuffer<std::uint32_t>& s, Shape shape, Shape strides, std::string layout) {
+  std::vector<float> values;
+  for (const std::uint32_t bits : logical(s.download(), shape, strides)) values.push_back(std::bit_cast<float>(bits));
+  return golden::make_tensor("float32", std::move(shape), values, std::move(layout), std::move(strides));
+}
+
+// "row_major" / "col_major" from a 2D layout, as golden/src/adapters/mx.cpp names it.
+std::string layout_2d(std::int64_t rows, std::int64_t cols, std::int64_t row_stride, std::int64_t col_stride) {
+  if (col_stride == 1 && (row_stride == cols || rows <= 1)) return "row_major";
+  if (row_stride == 1 && (col_stride == rows || cols <= 1)) return "col_major";
+  return "strided";
+}
+
+Tensor e8m0_tensor(std::string_view dtype, const DeviceBuffer<std::uint8_t>& b, std::int64_t rows, std::int64_t cols,
+                   std::int64_t row_stride, std::int64_t col_stride) {
+  const Shape shape{rows, cols}, strides{row_stride, col_stride};
+  return golden::make_tensor(dtype, shape, logical(b.download(), shape, strides),
+                             layout_2d(rows, cols, row_stride, col_stride), strides);
+}
+
+void synchronize() { OCTET_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+// ---- FP8 adapters -------------------------------------------------------------------------------
+
+using Fp8Launch = void (*)(SourceType, const void*, std::int64_t, std::int64_t, const Recipe&, std::uint8_t*,
+                           std::uint32_t*, cudaStream_t);
+
+struct Fp8Layouts {
+  Shape q_strides;
+  std::string q_layout;
+  Shape scale_shape, scale_strides;
+  std::string scale_layout;
+};
+
+// One 2D FP8 kernel without groups: `layouts(M, K)` gives the output layouts (emulator's).
+template <class Layouts>
+Tensors run_fp8_matrix(const KernelCall& call, std::string_view default_recipe, Fp8Launch launch, Layouts layouts) {
+  const Recipe& r = fp8_recipe(call, default_recipe);
+  const DeviceInput x = upload(golden::float_input(call.inputs, "x", 2));
+  const std::int64_t M = x.rows, K = x.cols;
+  const Fp8Layouts l = layouts(M, K);
+  std::int64_t scale_count = 1;
+  for (const std::int64_t d : l.scale_shape) scale_count *= d;
+  DeviceBuffer<std::uint8_t> q = poisoned<std::uint8_t>(M * K);
+  DeviceBuffer<std::uint32_t> s = poisoned<std::uint32_t>(scale_count);
+  launch(x.src, x.bytes.get(), M, K, r, q.get(), s.get(), nullptr);
+  synchronize();
+  Tensors out;
+  out.emplace("q", codes_tensor(r, q, {M, K}, l.q_strides, l.q_layout));
+  out.emplace(scale_name(r), fp32_scale_tensor(s, l.scale_shape, l.scale_strides, l.scale_layout));
+  return out;
+}
+
+Tensors rowwise_2d(const KernelCall& c) {
+  return run_fp8_matrix(c, kRowwiseRecipe, fp8_rowwise_2d_scale_and_cast, [](std::int64_t M, std::int64_t K) {
+    return Fp8Layouts{{K, 1}, "row_major", {M, 1}, {1, 1}, "row_major"};
+  });
+}
+Tensors act_quant_lhs(const KernelCall& c) {
+  return run_fp8_matrix(c, kBlockwiseRecipe, fp8_blockwise_act_quant_lhs, [](std::int64_t M, std::int64_t K) {
+    return Fp8Layouts{{K, 1}, "row_major", {M, K / 128}, {1, M}, "col_major"};
+  });
+}
+Tensors per_token_cast(const KernelCall& c) {
+  return run_fp8_matrix(c, kDeepGemmRecipe, deepgemm_per_token_cast_to_fp8, [](std::int64_t M, std::int64_t N) {
+    const std::int64_t Nb = (N + 127) / 128;
+    return Fp8Layouts{{N, 1}, "row_major", {M, Nb}, {Nb, 1}, "row_major"};
+  });
+}
+Tensors act_quant_rhs(const KernelCall& c) {
+  return run_fp8_matrix(c, kBlockwiseRecipe, fp8_blockwise_act_quant_rhs, [](std::int64_t M, std::int64_t K) {
+    return Fp8Layouts{{1, M}, "col_major", {(M + 127) / 128, K}, {K, 1}, "row_major"};
+  });
+}
+Tensors weight_quant_rhs(const KernelCall& c) {
+  return run_fp8_matrix(c, kBlockwiseRecipe, fp8_blockwise_weight_quant_rhs, [](std::int64_t M, std::int64_t N) {
+    return Fp8Layouts{{1, M}, "col_major", {M / 128, N / 128}, {1, M / 128}, "col_major"};
+  });
+}
+
+using GroupedLaunch = void (*)(SourceType, const void*, std::int64_t, std::int64_t, const std::int64_t*, std::int64_t,
+                               const Recipe&, std::uint8_t*, std::uint32_t*, cudaStream_t);
+
+// A per-group kernel: groups along dim `grouped_dim` of x (1: columns, rowwise; 0: rows,
+// colwise); scales flat (G * other extent,).
+Tensors run_fp8_grouped(const KernelCall& call, GroupedLaunch launch, int grouped_dim, Shape q_strides_of_mk,
+                        const std::string& q_layout) {
+  const Recipe& r = fp8_recipe(call, kRowwiseRecipe);
+  const golden::FloatInput in = golden::float_input(call.inputs, "x", 2);
+  const std::vector<std::int64_t> offs = golden::int_list(call.inputs, "offs");
+  // The emulator's validation and messages (octet::Groups), before anything is launched.
+  const Groups groups(std::span<const std::int64_t>(offs), in.dim(grouped_dim), 1, "offs");
+  const DeviceInput x = upload(in);
+  const std::int64_t R = x.rows, C = x.cols, G = groups.count();
+  const std::int64_t other = grouped_dim == 1 ? R : C;
+  DeviceBuffer<std::int64_t> offs_dev(offs);
+  DeviceBuffer<std::uint8_t> q = poisoned<std::uint8_t>(R * C);
+  DeviceBuffer<std::uint32_t> s = poisoned<std::uint32_t>(G * other);
+  launch(x.src, x.bytes.get(), R, C, offs_dev.get(), G, r, q.get(), s.get(), nullptr);
+  synchronize();
+  Tensors out;
+  out.emplace("q", codes_tensor(r, q, {R, C}, std::move(q_strides_of_mk), q_layout));
+  out.emplace(scale_name(r), fp32_scale_tensor(s, {G * other}, {1}, "row_major"));
+  return out;
+}
+
+Tensors per_group_rowwise(const KernelCall& c) {
+  const golden::FloatInput in = golden::float_input(c.inputs, "x", 2);
+  return run_fp8_grouped(c, fp8_per_group_rowwise_scales, 1, {in.dim(1), 1}, "row_major");
+}
+Tensors per_group_colwise(const KernelCall& c) {
+  const golden::FloatInput in = golden::float_input(c.inputs, "x", 2);
+  return run_fp8_grouped(c, fp8_per_group_colwise_scales, 0, {1, in.dim(0)}, "col_major");
+}
+
+// ---- 3D FP8 weight adapters ----------------------------------------------------------------------
+
+// (E, K, N) in logical order -> per-expert column-major storage, strides (K*N, 1, K).
+template <class T>
+std::vector<T> to_expert_col_major(const std::vector<T>& v, std::int64_t E, std::int64_t K, std::int64_t N) {
+  std::vector<T> out(v.size());
+  for (std::int64_t e = 0; e < E; ++e)
+    for (std::int64_t k = 0; k < K; ++k)
+      for (std::int64_t n = 0; n < N; ++n) out[std::size_t(e * K * N + n * K + k)] = v[std::size_t((e * K + k) * N + n)];
+  return out;
+}
+
+// The weights `w` (E, K, N), uploaded per-expert column-major or row-major.
+DeviceInput upload_experts(const golden::FloatInput& w, bool expert_col_major) {
+  golden::FloatInput stored = w;
+  const std::int64_t E = w.dim(0), K = w.dim(1), N = w.dim(2);
+  if (expert_col_major) {
+    if (w.type == InputType::bf16) stored.bf16 = to_expert_col_major(w.bf16, E, K, N);
+    else stored.f32 = to_expert_col_major(w.f32, E, K, N);
+  }
+  stored.shape = {E * K, N};
+  return upload(stored);
+}
+
+Tensors colwise_3d(const KernelCall& c) {
+  const Recipe& r = fp8_recipe(c, kRowwiseRecipe);
+  const golden::FloatInput w = golden::float_input(c.inputs, "w", 3);
+  const std::int64_t E = w.dim(0), K = w.dim(1), N = w.dim(2);
+  const DeviceInput x = upload_experts(w, true);
+  DeviceBuffer<std::uint8_t> q = poisoned<std::uint8_t>(E * K * N);
+  DeviceBuffer<std::uint32_t> s = poisoned<std::uint32_t>(E * N);
+  fp8_colwise_3d_scale_and_cast(x.src, x.bytes.get(), E, K, N, r, q.get(), s.get());
+  synchronize();
+  Tensors out;
+  out.emplace("q", codes_tensor(r, q, {E, K, N}, {K * N, 1, K}, "expert_col_major"));
+  out.emplace(scale_name(r), fp32_scale_tensor(s, {E, 1, N}, {N, N, 1}, "row_major"));
+  return out;
+}
+
+Tensors rowwise_3d_transpose_rhs(const KernelCall& c) {
+  const Recipe& r = fp8_recipe(c, kRowwiseRecipe);
+  const golden::FloatInput w = golden::float_input(c.inputs, "w", 3);
+  const std::int64_t E = w.dim(0), K = w.dim(1), N = w.dim(2);
+  const DeviceInput x = upload_experts(w, false);
+  DeviceBuffer<std::uint8_t> q = poisoned<std::uint8_t>(E * K * N);
+  DeviceBuffer<std::uint32_t> s = poisoned<std::uint32_t>(E * K);
+  fp8_rowwise_3d_transpose_rhs(x.src, x.bytes.get(), E, K, N, r, q.get(), s.get());
+  synchronize();
+  Tensors out;
+  out.emplace("q", codes_tensor(r, q, {E, N, K}, {N * K, 1, N}, "expert_col_major"));
+  out.emplace(scale_name(r), fp32_scale_tensor(s, {E, K}, {K, 1}, "row_major"));
+  return out;
+}
+
+// ---- MX adapters --------------------------------------------------------------------------------
+
+Tensors run_mx(const KernelCall& call, bool dim1) {
+  const Recipe& r = golden::call_recipe(call, kMxRecipe);
+  const DeviceInput x = upload(golden::float_input(call.inputs, "x", 2));
+  const std::int64_t M = x.rows, K = x.cols;
+  DeviceBuffer<std::uint8_t> q = poisoned<std::uint8_t>(M * K);
+  // The kernel checks the recipe and the block multiple first; the scale count needs them.
+  DeviceBuffer<std::uint8_t> s = poisoned<std::uint8_t>(dim1 ? K * (M / 32) : M * (K / 32));
+  if (dim1) mx_quantize_dim1(x.src, x.bytes.get(), M, K, r, q.get(), s.get());
+  else mx_quantize_dim0(x.src, x.bytes.get(), M, K, r, q.get(), s.get());
+  synchronize();
+  Tensors out;
+  const std::string_view element = dtype_name(element_format(r));
+  if (dim1) {
+    out.emplace("q", e8m0_tensor(element, q, M, K, 1, M));
+    out.emplace("scale", e8m0_tensor("float8_e8m0fnu", s, K, M / 32, M / 32, 1));
+  } else {
+    out.emplace("q", e8m0_tensor(element, q, M, K, K, 1));
+    out.emplace("scale", e8m0_tensor("float8_e8m0fnu", s, M, K / 32, K / 32, 1));
+  }
+  return out;
+}
+// The 3D block shape: attribute `block`, "32x1" (default) or "32x32" (golden/src/adapters/mx.cpp).
+Tensors mx_3d(const KernelCall& call) {
+  const Recipe& r = golden::call_recipe(call, kMxRecipe);
+  const std::string block = call.string_param("block", "32x1");
+  if (block != "32x1" && block != "32x32")
+    throw KernelInputError("kernel " + call.kernel + ": attribute 'block' = '" + block + "', expected 32x1 or 32x32");
+  const bool b32x32 = block == "32x32";
+  const golden::FloatInput w = golden::float_input(call.inputs, "x", 3);
+  const std::int64_t E = w.dim(0), N = w.dim(1), K = w.dim(2);
+  const DeviceInput x = upload_experts(w, false);
+  const std::int64_t NB = N / 32, SC = b32x32 ? K / 32 : K;
+  DeviceBuffer<std::uint8_t> q = poisoned<std::uint8_t>(E * N * K);
+  DeviceBuffer<std::uint8_t> s = poisoned<std::uint8_t>(E * NB * SC);
+  mx_quantize_3d(x.src, x.bytes.get(), E, N, K, b32x32, r, q.get(), s.get());
+  synchronize();
+  const Shape q_shape{E, N, K}, q_strides{N * K, 1, N}, s_shape{E, NB, SC}, s_strides{NB * SC, SC, 1};
+  Tensors out;
+  out.emplace("q", golden::make_tensor(dtype_name(element_format(r)), q_shape, logical(q.download(), q_shape, q_strides),
+                                       "expert_col_major", q_strides));
+  out.emplace("scale", golden::make_tensor("float8_e8m0fnu", s_shape, logical(s.download(), s_shape, s_strides),
+                                           "row_major", s_strides));
+  return out;
+}
+
+Tensors mx_dim0(const KernelCall& c) { return run_mx(c, false); }
+Tensors mx_dim1(const KernelCall& c) { return run_mx(c, true); }
+
+constexpr std::string_view kX = "x: bfloat16|float32 (M, K)";
+constexpr std::string_view kW = "w: bfloat16|float32 (E, K, N), logical order";
+
+const golden::KernelAdapter kAdapters[] = {
+    {"fp8_rowwise_2d_scale_and_cast", kRowwiseRecipe, kX, "",
+     "q: recipe element dtype (M, K) row_major; scale|scale_inv: float32 (M, 1) row_major", rowwise_2d},
+    {"fp8_colwise_3d_scale_and_cast", kRowwiseRecipe, kW, "",
+     "q: recipe element dtype (E, K, N) expert_col_major strides (K*N, 1, K); scale|scale_inv: float32 (E, 1, N) "
+     "row_major",
+     colwise_3d},
+    {"fp8_rowwise_3d_transpose_rhs", kRowwiseRecipe, kW, "",
+     "q: recipe element dtype (E, N, K) expert_col_major strides (N*K, 1, N); scale|scale_inv: float32 (E, K) "
+     "row_major",
+     rowwise_3d_transpose_rhs},
+    {"fp8_per_group_rowwise_scales", kRowwiseRecipe, "x: bfloat16|float32 (M, K); offs: int32|int64 (G,) over K", "",
+     "q: recipe element dtype (M, K) row_major; scale|scale_inv: float32 (G*M,) group-major [g][m]",
+     per_group_rowwise},
+    {"fp8_per_group_colwise_scales", kRowwiseRecipe, "x: bfloat16|float32 (K, N); offs: int32|int64 (G,) over K", "",
+     "q: recipe element dtype (K, N) col_major strides (1, K), rows past offs[-1] 0x00; scale|scale_inv: float32 "
+     "(G*N,) group-major [g][n]",
+     per_group_colwise},
+    {"fp8_blockwise_act_quant_lhs", kBlockwiseRecipe, "x: bfloat16|float32 (M, K), K % 128 == 0", "",
+     "q: recipe element dtype (M, K) row_major; scale_inv: float32 (M, K/128) col_major strides (1, M)",
+     act_quant_lhs},
+    {"fp8_blockwise_act_quant_rhs", kBlockwiseRecipe, "x: bfloat16|float32 (M, K), K % 128 == 0", "",
+     "q: recipe element dtype (M, K) col_major strides (1, M); scale_inv: float32 (ceil(M/128), K) row_major",
+     act_quant_rhs},
+    {"fp8_blockwise_weight_quant_rhs", kBlockwiseRecipe, "x: bfloat16|float32 (M, N), M, N % 128 == 0", "",
+     "q: recipe element dtype (M, N) col_major strides (1, M); scale_inv: float32 (M/128, N/128) col_major",
+     weight_quant_rhs},
+    {"deepgemm_per_token_cast_to_fp8", kDeepGemmRecipe, "x: bfloat16|float32 (m, n)", "",
+     "q: recipe element dtype (m, n) row_major; scale_inv: float32 (m, ceil(n/128)) row_major", per_token_cast},
+    {"mx_quantize_dim0", kMxRecipe, "x: bfloat16|float32 (M, K), K % 32 == 0", "recipe (an MX recipe)",
+     "q: recipe element dtype (M, K) row_major; scale: float8_e8m0fnu (M, K/32) row_major", mx_dim0},
+    {"mx_quantize_dim1", kMxRecipe, "x: bfloat16|float32 (M, K), M % 32 == 0", "recipe (an MX recipe)",
+     "q: recipe element dtype (M, K) col_major strides (1, M); scale: float8_e8m0fnu (K, M/32) row_major", mx_dim1},
+    {"mx_quantize_3d", kMxRecipe, "x: bfloat16|float32 (E, N, K), N % 32 == 0 (and K % 32 == 0 for 32x32)",
+     "recipe (an MX recipe); block (string, 32x1 or 32x32, default 32x1)",
+     "q: recipe element dtype (E, N, K) expert_col_major strides (N*K, 1, N); scale: float8_e8m0fnu (E, N/32, K) "
+     "or (E, N/32, K/32) row_major",
+     mx_3d},
+};
+
+// ---- production-shape cases ---------------------------------------------------------------------
+
+constexpr std::int64_t kTokens = 16640, kHidden = 5120;
+
+// G inclusive group ends over `extent`, random sizes in multiples of 16 (empty groups possible),
+// the last at `extent`.
+std::vector<std::int64_t> group_ends(std::int64_t extent, std::int64_t G, std::uint64_t seed) {
+  std::vector<std::int64_t> ends;
+  for (std::int64_t g = 0; g + 1 < G; ++g) ends.push_back(golden::uniform_int(seed, std::uint64_t(g), extent / 16 + 1) * 16);
+  std::sort(ends.begin(), ends.end());
+  ends.push_back(extent);
+  return ends;
+}
+
+// One production-shape case: bf16 input `x` of `shape` (and `offs` when G > 0).
+golden::CaseSpec large_case(const std::string& name, std::string_view kernel, Shape shape, golden::Distribution dist,
+                            std::int64_t G, std::int64_t grouped_extent) {
+  const std::uint64_t seed = 2026;
+  const golden::InputSpec spec{dist, seed};
+  golden::CaseSpec c;
+  c.name = name;
+  c.call.kernel = std::string(kernel);
+  c.call.attrs.strings["distribution"] = golden::describe(spec);
+  c.call.attrs.strings["dtype"] = "bfloat16";
+  c.call.attrs.ints["seed"] = std::int64_t(seed);
+  c.call.attrs.int_arrays["shape"] = shape;
+  c.call.inputs.emplace("x", golden::generate_tensor(spec, shape, "bfloat16"));
+  if (G > 0) {
+    const std::vector<std::int64_t> ends = group_ends(grouped_extent, G, seed + std::uint64_t(G));
+    c.call.inputs.emplace("offs", golden::make_tensor("int64", ends));
+  }
+  return c;
+}
+
+// A 3D weight case: bf16 `input` (E, R, C), normal; `block` for mx_quantize_3d.
+LargeCase weights_case(std::string_view kernel, std::string input, Shape shape, std::string block) {
+  std::string name = std::string(kernel) + "_" + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" +
+                     std::to_string(shape[2]) + (block.empty() ? "" : "_" + block);
+  return {name, [=] {
+            golden::CaseSpec c = large_case(name, kernel, {shape[0] * shape[1], shape[2]}, golden::Distribution::normal,
+                                            0, 0);
+            golden::Tensor x = c.call.inputs.at("x");
+            x.shape = shape;
+            if (!x.strides.empty()) x.strides = {shape[1] * shape[2], shape[2], 1};
+            c.call.inputs.clear();
+            c.call.inputs.emplace(input, std::move(x));
+            c.call.attrs.int_arrays["shape"] = shape;
+            if (!block.empty()) c.call.attrs.strings["block"] = block;
+            return c;
+          }};
+}
+
+}  // namespace
+
+std::span<const golden::KernelAdapter> quant_adapters() { return kAdapters; }
+
+std::vector<LargeCase> large_quant_cases() {
+  using golden::Distribution;
+  std::vector<LargeCase> out;
+  const auto add = [&](std::string_view kernel, Shape shape, Distribution dist, std::int64_t G = 0,
+                       std::int64_t grouped_extent = 0) {
+    std::string name = std::string(kernel) + "_" + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "_" +
+                       std::string(golden::name(dist));
+    if (G > 0) name += "_g" + std::to_string(G);
+    out.push_back({name, [=] { return large_case(name, kernel, shape, dist, G, grouped_extent); }});
+  };
+  const Shape act{kTokens, kHidden};
+  for (const Distribution d : {Distribution::normal, Distribution::outliers}) {
+    add("fp8_rowwise_2d_scale_and_cast", act, d);
+    add("mx_quantize_dim0", act, d);
+    add("mx_quantize_dim1", act, d);
+    add("fp8_blockwise_act_quant_lhs", act, d);
+    add("fp8_blockwise_act_quant_rhs", act, d);
+    for (const std::int64_t G : {1, 16, 64, 128}) {
+      add("fp8_per_group_rowwise_scales", act, d, G, kHidden);   // groups over the hidden columns
+      add("fp8_per_group_colwise_scales", act, d, G, kTokens);  // groups over the token rows
+    }
+  }
+  // Expert weights, one expert at a time for the 2D weight kernel: E=8 5120x8192, E=64 2048x1408.
+  add("fp8_blockwise_weight_quant_rhs", {5120, 8192}, Distribution::normal);
+  add("fp8_blockwise_weight_quant_rhs", {2048, 1408}, Distribution::outliers);
+  // 3D weights: E=8 x 5120x8192 and E=64 x 2048x1408 (K x N for the fp8 kernels, N x K for MX).
+  for (const Shape& w : {Shape{8, 5120, 8192}, Shape{64, 2048, 1408}}) {
+    out.push_back(weights_case("fp8_colwise_3d_scale_and_cast", "w", w, ""));
+    out.push_back(weights_case("fp8_rowwise_3d_transpose_rhs", "w", w, ""));
+    out.push_back(weights_case("mx_quantize_3d", "x", w, "32x1"));
+    out.push_back(weights_case("mx_quantize_3d", "x", w, "32x32"));
+  }
+  // 64-bit indexing: 2^31 + 2^20 elements (4 GiB of bf16 input on the device).
+  add("fp8_rowwise_2d_scale_and_cast", {(std::int64_t(1) << 31) / 4096 + 256, 4096}, Distribution::normal);
+  return out;
+}
+
 }  // namespace octet::cuda

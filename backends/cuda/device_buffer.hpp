@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>
 
 #include "cuda_check.hpp"
 

@@ -64,150 +64,11 @@ std::string_view name(ScaleStorage s) {
 namespace {
 
 constexpr float kFltMax = std::numeric_limits<float>::max();
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr std::uint32_t kCanonicalNan = 0x7FFFFFFFu;  // PTX arithmetic NaN
 
-float f32(std::uint32_t b) { return std::bit_cast<float>(b); }
-std::uint32_t bits(float f) { return std::bit_cast<std::uint32_t>(f); }
-float canonical(float v) { return std::isnan(v) ? f32(kCanonicalNan) : v; }
-
-// CUDA fmaxf / PTX max.f32: a NaN operand (quiet or signalling) is ignored; two NaNs give NaN.
-// (glibc fmaxf returns NaN for a signalling NaN, as IEEE 754-2008 maxNum does.)
-float device_fmax(float a, float b) {
-  if (std::isnan(a)) return std::isnan(b) ? f32(kCanonicalNan) : b;
-  if (std::isnan(b)) return a;
-  return a > b ? a : b;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Power-of-two steps.
-
-// exp2(floor(log2 s)) for s >= 0, floor(log2 s) by exponent extraction (exact): 0 -> 0 (log2 0 =
-// -inf), Inf and NaN unchanged; an fp32-subnormal s keeps its top bit.
-float pow2_floor(float s) {
-  if (!(s > 0.0f) || std::isinf(s)) return s;
-  const std::uint32_t b = bits(s);
-  if (b >= 0x00800000u) return f32(b & 0xFF800000u);
-  return f32(1u << (31 - std::countl_zero(b)));
-}
-
-// DeepGEMM ceil_to_ue8m0: exp = e(d) + (m(d) != 0), bits = clamp(exp, 1, 254) << 23 (NaN and Inf:
-// 2^127, as the bit formula gives).
-float ceil_ue8m0(float d) {
-  const std::uint32_t b = bits(d) & 0x7FFFFFFFu;
-  const int exp = int(b >> 23) + ((b & 0x7FFFFFu) != 0 ? 1 : 0);
-  return f32(std::uint32_t(std::clamp(exp, 1, 254)) << 23);
-}
-
-// ceil(log2 d) for a finite d > 0, exactly.
-int ceil_log2(float d) {
-  int e = 0;
-  const float m = std::frexp(d, &e);  // d = m * 2^e, m in [0.5, 1)
-  return m == 0.5f ? e - 1 : e;
-}
-
-// ---------------------------------------------------------------------------------------------
-// e8m0 scale bytes.
-
-// torchao FLOOR / CEIL (and OCP): b = clamp(e(a) - 127 - emax_elem [+ (m != 0)], -127, 128) + 127;
-// a non-finite amax gives 255.
-std::uint32_t exponent_byte(const Recipe& r, float a, bool ceil) {
-  if (!std::isfinite(a)) return 255;
-  const std::uint32_t b = bits(a) & 0x7FFFFFFFu;
-  const int unbiased = int(b >> 23) - 127 - r.emax_elem + ((ceil && (b & 0x7FFFFFu) != 0) ? 1 : 0);
-  return std::uint32_t(std::clamp(unbiased, -127, 128) + 127);
-}
-
-// torchao EVEN: round amax to the element's mantissa bits (ties away in the bit add), keep the
-// exponent field only, then FLOOR. A NaN amax stays NaN (torch restores it); an amax that rounds
-// to Inf (>= 0x7F7C0000 for e4m3) gives 255 like FLOOR of Inf.
-std::uint32_t even_byte(const Recipe& r, float a) {
-  if (std::isnan(a)) return 255;
-  const int mbits = format_of(r.element).mantissa_bits;
-  const std::uint32_t rounded = (bits(a) + (1u << (23 - mbits - 1))) & 0xFF800000u;
-  return exponent_byte(r, f32(rounded), false);
-}
-
-// torchao <= v0.18 torch RCEIL: d = amax / max_pos; NaN -> 255, Inf -> 254, otherwise
-// clamp(ceil(log2 d), -127, 127) + 127 (d = 0: log2 = -inf -> 0).
-std::uint32_t rceil_v018_byte(const Recipe& r, float amax) {
-  const float d = amax / r.max_pos;
-  if (std::isnan(d)) return 255;
-  if (std::isinf(d)) return 254;
-  if (d == 0.0f) return 0;
-  return std::uint32_t(std::clamp(ceil_log2(d), -127, 127) + 127);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The fp32 scale formulas. Each returns (encode, decode) as the recipe computes them.
-
-struct Pair {
-  float encode;
-  float decode;
-};
-
-float apply_pow2(const Recipe& r, float s) {
-  switch (r.pow2) {
-    case Pow2Rounding::FloorLog2: return pow2_floor(s);
-    case Pow2Rounding::MaskMantissa: return f32(bits(s) & 0xFF800000u);
-    default: return s;
-  }
-}
-
-// The amax floor, in the recipe's precision; the fp64 result feeds DivFp64.
-double floored_amax(const Recipe& r, float amax) {
-  switch (r.amax_floor) {
-    case AmaxFloor::None: return amax;
-    case AmaxFloor::ClampFp64: return std::isnan(amax) ? double(amax) : std::max(double(amax), r.eps);
-    case AmaxFloor::ClampFp32: return std::isnan(amax) ? amax : std::max(amax, float(r.eps));
-    case AmaxFloor::LessFp32: return amax < float(r.eps) ? float(r.eps) : amax;
-    case AmaxFloor::InitFp32: return device_fmax(amax, float(r.eps));
-  }
-  return amax;
-}
-
-// TE compute_scale_from_amax (recipes.md §4.1), steps 1-5, then scale_inv = 1/scale.
-Pair te_scale(const Recipe& r, float amax) {
-  const float a = float(floored_amax(r, amax));
-  float s = 1.0f;
-  if (!(std::isinf(a) || a == 0.0f || std::isnan(a))) {
-    s = r.max_pos / a;  // __fdiv_rn
-    if (std::isinf(s)) s = r.value_for_inf;
-    s = apply_pow2(r, s);
-  }
-  return {s, 1.0f / s};
-}
-
-// DeepEP calculate_fp8_scales: the amax already includes kFP8Margin (fmaxf from 1e-4).
-Pair deepep_scale(const Recipe& r, float amax) {
-  const float a = float(floored_amax(r, amax));
-  const float rcp = f32(r.rcp448_bits);
-  if (r.pow2 == Pow2Rounding::CeilLog2Bits) {
-    // fast_log2_ceil(amax * R) and fast_pow2(+-e), as bit formulas: exact for every normal d
-    // (every finite amax >= 1e-4); an Inf amax gives e = 128, so scale = bits(0xFF800000) = -Inf
-    // and scale_inv = +Inf, which the source's wrapping shifts produce.
-    const std::uint32_t db = bits(a * rcp);
-    const int e = int((db >> 23) & 0xFF) - 127 + ((db & 0x7FFFFFu) != 0 ? 1 : 0);
-    return {f32(std::uint32_t(-e + 127) << 23), f32(std::uint32_t(e + 127) << 23)};
-  }
-  return {r.max_pos / a, a * rcp};
-}
-
-BlockScale from_pair(const Recipe& r, Pair p) {
-  BlockScale s;
-  s.encode = canonical(p.encode);
-  s.decode = canonical(p.decode);
-  s.stored = bits(r.storage == ScaleStorage::EncodeFp32 ? s.encode : s.decode);
-  return s;
-}
-
-BlockScale from_e8m0(const Recipe& r, std::uint32_t b) {
-  BlockScale s;
-  s.stored = b;
-  s.encode = e8m0_encode_multiplier(r, b);
-  s.decode = e8m0_decode(b);
-  return s;
-}
+// The arithmetic itself lives in scale_core.hpp (shared with the CUDA kernels).
+namespace core = scale_core;
+using core::bits;
+using core::f32;
 
 // ---------------------------------------------------------------------------------------------
 // The recipes.
@@ -544,122 +405,57 @@ FormatId element_format(const Recipe& r) { return r.element; }
 ScaleStorage storage(const Recipe& r) { return r.storage; }
 const CastSpec& element_cast(const Recipe& r) { return r.cast; }
 
-std::uint8_t e8m0_rp(float d, bool satfinite) {
-  if (std::isnan(d)) return 255;
-  if (std::isinf(d)) return satfinite ? 254 : 255;
-  const std::uint32_t b = bits(d) & 0x7FFFFFFFu;
-  const std::uint32_t e = b >> 23, m = b & 0x7FFFFFu;
-  // RP with the implicit bit as the LSB: an fp32 subnormal rounds up to 2^-126 only above 2^-127.
-  const std::uint32_t up = e == 0 ? (m > 0x400000u ? 1u : 0u) : (m != 0 ? 1u : 0u);
-  const std::uint32_t byte = e + up;
-  if (byte == 255) return satfinite ? 254 : 255;
-  return std::uint8_t(byte);
+RecipeCore make_core(const Recipe& r) {
+  RecipeCore c;
+  c.element = r.element;
+  c.storage = r.storage;
+  c.max_pos = r.max_pos;
+  c.emax_elem = r.emax_elem;
+  c.amax_nan = r.amax_nan;
+  c.amax_floor = r.amax_floor;
+  c.eps = r.eps;
+  c.formula = r.formula;
+  c.pow2 = r.pow2;
+  c.e8m0_reciprocal = r.e8m0_reciprocal;
+  c.rcp448_bits = r.rcp448_bits;
+  c.value_for_inf = r.value_for_inf;
+  c.clamp = r.clamp;
+  c.cast = r.cast;
+  c.nvfp4_scale_cast = nvfp4_scale_cast(r);
+  return c;
 }
 
-float e8m0_decode(std::uint32_t b) {
-  b &= 0xFFu;
-  if (b == 255) return f32(kCanonicalNan);
-  if (b == 0) return f32(0x00400000u);
-  return f32(b << 23);
+const CastSpec& nvfp4_scale_cast(const Recipe&) {
+  static const CastSpec spec = find_profile("torch")->spec_for(FormatId::e4m3fn);
+  return spec;
 }
+
+std::uint8_t e8m0_rp(float d, bool satfinite) { return std::uint8_t(core::e8m0_rp(d, satfinite)); }
+
+float e8m0_decode(std::uint32_t b) { return core::e8m0_decode(b); }
 
 float e8m0_encode_multiplier(const Recipe& r, std::uint32_t b) {
-  b &= 0xFFu;
-  // 2^(127 - b) for b <= 253 has the biased exponent 254 - b; b = 254 gives 2^-127 = 0x00400000.
-  const auto exact = [](std::uint32_t byte) { return byte == 254 ? f32(0x00400000u) : f32((254u - byte) << 23); };
-  switch (r.e8m0_reciprocal) {
-    case E8m0Reciprocal::TorchaoMain: return b == 255 ? f32(0x7F800001u) : exact(b);
-    case E8m0Reciprocal::Exp2fRcp: return b == 255 ? f32(0x7FFFFFFFu) : exact(b);
-    case E8m0Reciprocal::V018Rceil: return b == 255 ? f32(kCanonicalNan) : b == 0 ? 1.0f : exact(b);
-    case E8m0Reciprocal::V018FloorDiv: return b == 255 ? f32(kCanonicalNan) : b == 0 ? 0x1p126f : exact(b);
-    case E8m0Reciprocal::Exact: return b == 255 ? f32(kCanonicalNan) : exact(b);
-    case E8m0Reciprocal::None: break;
-  }
-  throw std::invalid_argument("e8m0_encode_multiplier: recipe " + std::string(r.name) + " has no e8m0 scale");
+  if (r.e8m0_reciprocal == E8m0Reciprocal::None)
+    throw std::invalid_argument("e8m0_encode_multiplier: recipe " + std::string(r.name) + " has no e8m0 scale");
+  return core::e8m0_encode_multiplier(r, b);
 }
 
-float amax_init(const Recipe& r) { return r.amax_floor == AmaxFloor::InitFp32 ? float(r.eps) : 0.0f; }
+float amax_init(const Recipe& r) { return core::amax_init(r); }
 
-float amax_update(const Recipe& r, float amax, float x) {
-  float a = std::fabs(x);
-  switch (r.amax_nan) {
-    case AmaxNan::Propagate:
-      if (std::isnan(amax) || std::isnan(a)) return f32(kCanonicalNan);
-      return std::max(amax, a);
-    case AmaxNan::Drop: return device_fmax(amax, a);
-    case AmaxNan::AsInf:
-      if (std::isnan(a)) a = kInf;
-      return std::isnan(amax) ? a : std::max(amax, a);
-  }
-  return amax;
-}
+float amax_update(const Recipe& r, float amax, float x) { return core::amax_update(r, amax, x); }
 
-BlockScale scale_from_amax(const Recipe& r, float amax) {
-  switch (r.formula) {
-    case ScaleFormula::DivFp64: {
-      const double a = floored_amax(r, amax);
-      const float s = apply_pow2(r, float(double(r.max_pos) / a));
-      return from_pair(r, {s, 1.0f / s});  // blockwise: tl.div_rn(1.0, s)
-    }
-    case ScaleFormula::DivFp32Te: return from_pair(r, te_scale(r, amax));
-    case ScaleFormula::TeDelayed: {
-      const float history[1] = {amax};
-      return te_delayed_scale(r, history, 1.0f);
-    }
-    case ScaleFormula::DivDecodeFp32: {
-      float d = float(floored_amax(r, amax)) / r.max_pos;
-      if (r.pow2 == Pow2Rounding::CeilUe8m0) d = ceil_ue8m0(d);
-      return from_pair(r, {1.0f / d, d});
-    }
-    case ScaleFormula::DeepEpPair: return from_pair(r, deepep_scale(r, amax));
-    case ScaleFormula::ExpFloor: return from_e8m0(r, exponent_byte(r, amax, false));
-    case ScaleFormula::ExpCeil: return from_e8m0(r, exponent_byte(r, amax, true));
-    case ScaleFormula::ExpEven: return from_e8m0(r, even_byte(r, amax));
-    case ScaleFormula::RceilNoSat: return from_e8m0(r, e8m0_rp(amax * f32(r.rcp448_bits), false));
-    case ScaleFormula::RceilSat: return from_e8m0(r, e8m0_rp(amax * f32(r.rcp448_bits), true));
-    case ScaleFormula::RceilV018: return from_e8m0(r, rceil_v018_byte(r, amax));
-    case ScaleFormula::Nvfp4: return nvfp4_block_scale(r, nvfp4_global_encode(amax), amax);
-  }
-  throw std::logic_error("scale_from_amax: unknown formula");
-}
+BlockScale scale_from_amax(const Recipe& r, float amax) { return core::scale_from_amax(r, amax); }
 
+// The element cast goes through the recipe's compiled encoder (the same codes as encode_bits).
 std::uint32_t quantize_element(const Recipe& r, const BlockScale& s, float x) {
-  float y = canonical(x * s.encode);
-  switch (r.clamp) {
-    case ClampBeforeCast::None: break;
-    case ClampBeforeCast::Propagate:
-      if (!std::isnan(y)) y = std::clamp(y, -r.max_pos, r.max_pos);
-      break;
-    case ClampBeforeCast::NanToMax:
-      y = std::isnan(y) ? (std::signbit(y) ? -r.max_pos : r.max_pos) : std::clamp(y, -r.max_pos, r.max_pos);
-      break;
-  }
-  return element_encoder(r)(y);
+  return element_encoder(r)(core::scaled_element(r, s, x));
 }
 
 double dequantize_element(const Recipe& r, const BlockScale& s, std::uint32_t code) {
-  return decode(format_of(r.element), code) * double(s.decode);
+  return core::dequantize_element(r, s, code);
 }
 
-BlockScale scale_from_stored(const Recipe& r, std::uint32_t stored) {
-  switch (r.storage) {
-    case ScaleStorage::EncodeFp32: {
-      const float s = f32(stored);
-      return from_pair(r, {s, 1.0f / s});
-    }
-    case ScaleStorage::DecodeFp32: {
-      // The recipes compute s from amax, not from d: fl32(1/d) is exact for power-of-two scales
-      // (and for DeepGEMM, which computes 1/sf itself); otherwise it can be 1 ulp from the s used.
-      const float d = f32(stored);
-      BlockScale s = from_pair(r, {1.0f / d, d});
-      s.stored = stored;
-      return s;
-    }
-    case ScaleStorage::E8m0: return from_e8m0(r, stored);
-    case ScaleStorage::E4m3: return nvfp4_scale_from_stored(r, 1.0f, stored);
-  }
-  throw std::logic_error("scale_from_stored: unknown storage");
-}
+BlockScale scale_from_stored(const Recipe& r, std::uint32_t stored) { return core::scale_from_stored(r, stored); }
 
 BlockScale te_delayed_scale(const Recipe& r, std::span<const float> amax_history, float previous_scale,
                             bool most_recent, int margin) {
@@ -667,39 +463,19 @@ BlockScale te_delayed_scale(const Recipe& r, std::span<const float> amax_history
   if (most_recent) {
     if (!amax_history.empty()) amax = amax_history[0];
   } else {
-    for (const float h : amax_history) amax = device_fmax(amax, h);
+    for (const float h : amax_history) amax = core::device_fmax(amax, h);
   }
-  const float scaled_max = std::ldexp(r.max_pos, -margin);
-  float s = previous_scale;
-  if (std::isfinite(amax) && amax > 0.0f) s = scaled_max / amax;
-  if (std::isinf(s)) s = kFltMax;
-  return from_pair(r, {s, 1.0f / s});
+  return core::from_pair(r, core::te_delayed_pair(r, amax, previous_scale, std::ldexp(r.max_pos, -margin)));
 }
 
-float nvfp4_global_encode(float global_amax) {
-  if (global_amax == 0.0f) return 1.0f;
-  const float g = (448.0f * 6.0f) / global_amax;
-  return std::isnan(g) ? canonical(g) : std::min(g, kFltMax);
-}
+float nvfp4_global_encode(float global_amax) { return core::nvfp4_global_encode(global_amax); }
 
 BlockScale nvfp4_block_scale(const Recipe& r, float global_encode, float block_amax) {
-  const float t = global_encode * (1.0f / 6.0f);
-  float u = block_amax * t;
-  if (!std::isnan(u)) u = std::clamp(std::min(u, kFltMax), -448.0f, 448.0f);
-  const std::uint32_t code = encode(e4m3fn_format, find_profile("torch")->spec_for(FormatId::e4m3fn), canonical(u));
-  return nvfp4_scale_from_stored(r, global_encode, code);
+  return core::nvfp4_block_scale(r, global_encode, block_amax);
 }
 
-BlockScale nvfp4_scale_from_stored(const Recipe&, float global_encode, std::uint32_t stored) {
-  const float decode_f32 = float(decode(e4m3fn_format, stored & 0xFFu));
-  const float w = decode_f32 * (1.0f / global_encode);
-  float enc = 1.0f / w;
-  if (!std::isnan(enc)) enc = std::min(enc, kFltMax);
-  BlockScale s;
-  s.encode = canonical(enc);
-  s.decode = canonical(w);
-  s.stored = stored & 0xFFu;
-  return s;
+BlockScale nvfp4_scale_from_stored(const Recipe& r, float global_encode, std::uint32_t stored) {
+  return core::nvfp4_scale_from_stored(r, global_encode, stored);
 }
 
 }  // namespace octet

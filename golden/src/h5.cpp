@@ -303,6 +303,9 @@ Handle group_create_plist(const Where& w) {
   w.check(H5Pset_obj_track_times(p.get(), false), "cannot turn off time tracking");
   w.check(H5Pset_link_creation_order(p.get(), kCreationOrder), "cannot set link creation order");
   w.check(H5Pset_attr_creation_order(p.get(), kCreationOrder), "cannot set attribute creation order");
+  // A case has ~10-20 attributes: keep them in the object header (compact) rather than in a
+  // fractal heap + B-tree per group, which costs ~1.5 KB per case.
+  w.check(H5Pset_attr_phase_change(p.get(), 64, 48), "cannot set the attribute storage threshold");
   return p;
 }
 
@@ -388,7 +391,10 @@ Writer::Writer(std::filesystem::path path, std::string creation_parameters_json,
           "cannot set attribute creation order");
   h5::Handle fapl(w.check(H5Pcreate(H5P_FILE_ACCESS), "cannot create a file access list"));
   w.check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "cannot set the close degree");
-  // Pin the on-disk object versions so a newer library writes the same bytes.
+  // Pin the on-disk object versions so a newer library writes the same bytes. (The 1.10 format
+  // would save the v1 chunk B-tree's ~2 KB per chunked dataset, but HDF5 1.10 then stores object
+  // times in the root group's header whatever the creation list says: files would differ by
+  // the second they were written. So would a smaller chunk B-tree node, H5Pset_istore_k.)
   w.check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18), "cannot pin the format version");
   file_ = h5::Handle(w.check(H5Fcreate(temp_.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
                              "cannot create " + temp_.string()));
@@ -549,6 +555,61 @@ CaseAttributes Reader::case_attributes(const std::string& case_name) const {
   return out;
 }
 
+namespace {
+// HDF5 1.10 copies a chunk whose filters (after its mask) keep the size into the chunk buffer
+// without comparing its recorded size with the chunk's: a heap overflow on a corrupt chunk index
+// or mask. Each allocated chunk must lie inside the file, and such a chunk must hold exactly the
+// chunk's bytes. One lookup per chunk of the grid, so the grid is bounded by the file size
+// (every allocated chunk takes at least a byte; octet's chunks are up to 1 MiB).
+void check_chunks(hid_t ds, hid_t dcpl, const std::vector<hsize_t>& dims, std::uint64_t file_bytes,
+                  const h5::Where& w) {
+  const int rank = int(dims.size());
+  std::vector<hsize_t> chunk(dims.size(), 0);
+  if (H5Pget_chunk(dcpl, rank, chunk.data()) != rank) w.fail("cannot read the chunk dimensions");
+  h5::Handle type(w.check(H5Dget_type(ds), "cannot read the element type"));
+  std::uint64_t chunk_bytes = H5Tget_size(type.get());
+  std::uint64_t grid = 1;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    if (chunk[k] == 0) w.fail("a chunk dimension is 0 (corrupt file?)");
+    chunk_bytes *= chunk[k];  // bounded by the chunk-dimension check before
+    grid *= (dims[k] + chunk[k] - 1) / chunk[k];
+    if (grid > std::max<std::uint64_t>(file_bytes, 1 << 20))
+      w.fail("more chunks than the file could hold (corrupt file?)");
+  }
+  const int nfilters = H5Pget_nfilters(dcpl);
+  std::vector<H5Z_filter_t> filter_ids;
+  for (int i = 0; i < nfilters; ++i) {
+    unsigned flags = 0;
+    std::size_t n_values = 0;
+    filter_ids.push_back(H5Pget_filter2(dcpl, unsigned(i), &flags, &n_values, nullptr, 0, nullptr, nullptr));
+  }
+  std::vector<hsize_t> offset(dims.size(), 0);
+  for (std::uint64_t n = 0; n < grid; ++n) {
+    unsigned mask = 0;
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t size = 0;
+    w.check(H5Dget_chunk_info_by_coord(ds, offset.data(), &mask, &addr, &size), "cannot read the chunk index");
+    if (addr != HADDR_UNDEF) {
+      if (size > file_bytes || addr > file_bytes - size)
+        w.fail("a chunk lies outside the file (corrupt file?)");
+      // Shuffle keeps the size; any other applied filter (deflate, ...) may change it.
+      bool resized = false;
+      for (int i = 0; i < nfilters && i < 32; ++i)
+        resized = resized || (((mask >> i) & 1u) == 0 && filter_ids[std::size_t(i)] != H5Z_FILTER_SHUFFLE);
+      if (!resized && size != chunk_bytes)
+        w.fail("a chunk stored without size-changing filters has " + std::to_string(size) + " bytes, chunks hold " +
+               std::to_string(chunk_bytes) + " (corrupt file?)");
+    }
+    // Next chunk of the grid, last dimension fastest.
+    for (std::size_t k = dims.size(); k-- > 0;) {
+      offset[k] += chunk[k];
+      if (offset[k] < dims[k]) break;
+      offset[k] = 0;
+    }
+  }
+}
+}  // namespace
+
 Tensor Reader::read_tensor(const std::string& case_name, const std::string& dataset) const {
   const h5::Where w = where(case_name, dataset);
   h5::Handle g = h5::open_group(file_.get(), case_name, w);
@@ -600,10 +661,44 @@ Tensor Reader::read_tensor(const std::string& case_name, const std::string& data
   // reads as its fill value and is allowed).
   constexpr std::uint64_t kMaxExpansion = 1100;
   constexpr std::uint64_t kUncheckedBytes = std::uint64_t(16) << 20;
-  const std::uint64_t stored = H5Dget_storage_size(ds.get());
-  if (bytes > kUncheckedBytes && bytes / kMaxExpansion > stored)
+  const std::uint64_t stored_bytes = H5Dget_storage_size(ds.get());
+  // HDF5 allocates a chunk's buffer from its recorded size before reading it: a corrupt chunk
+  // index claiming gigabytes would be allocated as such. Stored bytes beyond the file's own size
+  // can only come from such an index.
+  hsize_t file_bytes = 0;
+  w.check(H5Fget_filesize(file_.get(), &file_bytes), "cannot read the file size");
+  if (stored_bytes > file_bytes)
+    w.fail("the dataset claims " + std::to_string(stored_bytes) + " stored bytes, more than the file's " +
+           std::to_string(file_bytes) + " (corrupt file?)");
+  h5::Handle dcpl(w.check(H5Dget_create_plist(ds.get()), "cannot read the dataset's creation list"));
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  // HDF5 1.10 copies a compact dataset's elements out of its layout message without comparing the
+  // message's size with the dataspace (a heap overflow on a corrupt file), and a contiguous one
+  // spans the size its message records: both must hold exactly the shape's bytes (a contiguous
+  // dataset may also be unallocated, reading as its fill value).
+  if ((layout == H5D_COMPACT && stored_bytes != bytes) ||
+      (layout == H5D_CONTIGUOUS && stored_bytes != 0 && stored_bytes != bytes))
+    w.fail("the dataset stores " + std::to_string(stored_bytes) + " bytes, its shape " + join(t.shape) + " needs " +
+           std::to_string(bytes) + " (corrupt file?)");
+  // Likewise a chunk's buffer is allocated from the chunk dimensions of the layout message.
+  if (layout == H5D_CHUNKED) {
+    std::vector<hsize_t> chunk(std::size_t(rank), 0);
+    if (H5Pget_chunk(dcpl.get(), rank, chunk.data()) != rank) w.fail("cannot read the chunk dimensions");
+    const std::uint64_t limit = std::max(kUncheckedBytes, kMaxExpansion * std::uint64_t(file_bytes));
+    std::uint64_t chunk_bytes = std::uint64_t(info->element_size);
+    bool too_large = false;
+    for (hsize_t c : chunk) {
+      too_large = too_large || (c != 0 && chunk_bytes > limit / c);
+      if (!too_large) chunk_bytes *= c;
+    }
+    if (too_large || chunk_bytes > limit)
+      w.fail("chunk dimensions " + join(std::vector<std::int64_t>(chunk.begin(), chunk.end())) +
+             " cannot come from a file of " + std::to_string(file_bytes) + " bytes (corrupt file?)");
+  }
+  if (bytes > kUncheckedBytes && bytes / kMaxExpansion > stored_bytes)
     w.fail("the dataset's " + std::to_string(bytes) + " bytes of " + join(t.shape) + " cannot come from the " +
-           std::to_string(stored) + " bytes it stores (truncated or corrupt file?)");
+           std::to_string(stored_bytes) + " bytes it stores (truncated or corrupt file?)");
+  if (layout == H5D_CHUNKED && bytes > 0) check_chunks(ds.get(), dcpl.get(), dims, std::uint64_t(file_bytes), w);
   t.bytes.assign(bytes, 0);
   if (bytes > 0)
     w.check(H5Dread(ds.get(), le_type(*info), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.bytes.data()),

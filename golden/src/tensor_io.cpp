@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The octet authors
 //
-// tensor_io.cpp — dtype and rank checks for golden Tensors.
+// tensor_io.cpp — dtype and rank checks for golden Tensors, and the integer inputs' conversions.
 #include "octet/golden/tensor_io.hpp"
+
+#include <limits>
 
 namespace octet::golden {
 
 namespace {
+
+// The elements of an int32 or int64 tensor, widened to int64.
+std::vector<std::int64_t> widened_ints(const Tensor& t) {
+  if (t.dtype == "int64") return values_of<std::int64_t>(t);
+  const std::vector<std::int32_t> v = values_of<std::int32_t>(t);
+  return {v.begin(), v.end()};
+}
+
 std::string shape_text(const std::vector<std::int64_t>& s) {
   std::string t = "(";
   for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
@@ -46,9 +56,26 @@ const std::string& expect_dtype(const Tensor& t, const std::string& name, std::i
 std::vector<std::int64_t> int_list(const Tensors& inputs, const std::string& name) {
   const Tensor& t = input(inputs, name);
   expect_dtype(t, name, {"int32", "int64"}, 1);
-  if (t.dtype == "int64") return values_of<std::int64_t>(t);
-  const std::vector<std::int32_t> v = values_of<std::int32_t>(t);
-  return {v.begin(), v.end()};
+  return widened_ints(t);
+}
+
+IntMatrix int_matrix(const Tensors& inputs, const std::string& name) {
+  const Tensor& t = input(inputs, name);
+  expect_dtype(t, name, {"int32", "int64"}, 2);
+  return {t.shape[0], t.shape[1], widened_ints(t)};
+}
+
+Tensor int_tensor(std::string_view dtype, std::vector<std::int64_t> shape, const std::vector<std::int64_t>& values) {
+  if (dtype == "int64") return make_tensor(dtype, std::move(shape), values);
+  if (dtype != "int32") throw std::logic_error("int_tensor: dtype '" + std::string(dtype) + "' is not int32 or int64");
+  std::vector<std::int32_t> narrow;
+  narrow.reserve(values.size());
+  for (const std::int64_t v : values) {
+    if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
+      throw std::logic_error("int_tensor: " + std::to_string(v) + " does not fit int32");
+    narrow.push_back(std::int32_t(v));
+  }
+  return make_tensor(dtype, std::move(shape), narrow);
 }
 
 FloatInput float_input(const Tensors& inputs, const std::string& name, int rank) {

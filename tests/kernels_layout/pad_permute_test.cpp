@@ -242,6 +242,9 @@ Mat te_unpermute(const Mat& permuted, bool bf16, const std::vector<std::int32_t>
           acc = acc + prod;
         }
       }
+      // TE sums on the GPU, whose fp32 arithmetic returns the canonical NaN 0x7FFFFFFF for every
+      // NaN result; its bf16 cast keeps that NaN's top half.
+      if (acc != acc) acc = std::bit_cast<float>(0x7FFFFFFFu);
       if (bf16) {
         const std::uint16_t b = bf16_rne(acc);
         std::memcpy(out.row(t) + 2 * h, &b, 2);
@@ -666,7 +669,9 @@ TEST(FusedUnpermuteUnpad, Bf16RoundingIsOctetsEncodeForEveryTopHalf) {
   std::int64_t mismatches = 0;
   for (std::int64_t t = 0; t < T; ++t) {
     const float acc = 0.0f + 1.0f * probs[std::size_t(t)];
-    const auto want = std::uint16_t(octet::encode(octet::bf16_format, kSpec, acc));
+    // A NaN sum is the CUDA canonical NaN, not the converter's NaN code.
+    const auto want = std::isnan(acc) ? octet::kCudaCanonicalNanBf16
+                                      : std::uint16_t(octet::encode(octet::bf16_format, kSpec, acc));
     if (got[std::size_t(t)] != want && ++mismatches <= 8)
       ADD_FAILURE() << "fp32 0x" << std::hex << std::bit_cast<std::uint32_t>(acc) << ": got 0x" << got[std::size_t(t)]
                     << " want 0x" << want;
@@ -675,6 +680,32 @@ TEST(FusedUnpermuteUnpad, Bf16RoundingIsOctetsEncodeForEveryTopHalf) {
     }
   }
   EXPECT_EQ(mismatches, 0);
+}
+
+TEST(FusedUnpermuteUnpad, NanSumsAreTheCudaCanonicalNan) {
+  // Permuted rows (one column): -qNaN with payload, sNaN, +Inf, -Inf, 1. Token sums (topk 2):
+  // t0 = the -qNaN, t1 = the sNaN, t2 = Inf + -Inf, t3 = Inf·0, t4 = 1 + 1 (finite control).
+  // The GPU returns 0x7FFFFFFF for every NaN result whatever the operands; the emulator writes
+  // those bits (fp32) and 0x7FFF (bf16) in both summation orders, with and without fma.
+  const std::vector<std::uint32_t> x32{0xFFC10000u, 0x7F810000u, 0x7F800000u, 0xFF800000u, 0x3F800000u};
+  std::vector<std::uint16_t> x16;  // the same values in bf16 (their low halves are zero)
+  for (const auto b : x32) x16.push_back(std::uint16_t(b >> 16));
+  octet::RowIdMap map;
+  map.tokens = 5, map.topk = 2, map.rows = 5;
+  map.row_t_k = {0, -1, 1, -1, 2, 3, 2, -1, 4, 4};
+  const std::vector<float> probs{1, 0, 1, 0, 1, 1, 0, 0, 1, 1};
+  const std::vector<std::uint32_t> want32{0x7FFFFFFFu, 0x7FFFFFFFu, 0x7FFFFFFFu, 0x7FFFFFFFu, 0x40000000u};
+  const std::vector<std::uint16_t> want16{0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x4000};
+  for (const auto order : {octet::CombineOrder::slot_ascending, octet::CombineOrder::row_descending})
+    for (const bool fma : {false, true}) {
+      const octet::CombineSpec spec{order, fma};
+      EXPECT_EQ(octet::fused_unpermute_unpad(RowsView::of(x32, 5, 1), octet::InputType::fp32, map, probs, spec)
+                    .values<std::uint32_t>(),
+                want32);
+      EXPECT_EQ(octet::fused_unpermute_unpad(RowsView::of(x16, 5, 1), octet::InputType::bf16, map, probs, spec)
+                    .values<std::uint16_t>(),
+                want16);
+    }
 }
 
 TEST(RoutingFromMask, AscendingExpertSlots) {

@@ -20,84 +20,14 @@
 #include <string_view>
 
 #include "octet/cast.hpp"
+#include "octet/scale_core.hpp"
 
 namespace octet {
 
-// How the stored scale is to be read.
-enum class ScaleStorage : std::uint8_t {
-  EncodeFp32,   // fp32 bits of the multiplier s (torchao FP8 rowwise returns s; its GEMM takes 1/s)
-  DecodeFp32,   // fp32 bits of the dequantisation multiplier d (TE scale_inv, DeepGEMM sf,
-                // torchao blockwise div_rn(1, s), DeepEP scale_inv)
-  E8m0,         // one e8m0fnu byte: d = 2^(b - 127) (MX)
-  E4m3,         // one e4m3fn byte (NVFP4 block scales; the global fp32 scale is separate)
-};
 std::string_view name(ScaleStorage s);
 
-// ---------------------------------------------------------------------------------------------
-// A recipe is data. Each enum below names one step of recipes.md's arithmetic; scale.cpp
-// documents which peer each named recipe reproduces.
-
-// How amax_update treats a NaN element.
-enum class AmaxNan : std::uint8_t {
-  Propagate,  // torch.amax, CUDA max.NaN.f32: a NaN element makes amax NaN
-  Drop,       // fmaxf / __hmax / tl.max: a NaN element is ignored (TE, DeepEP, Triton FP8 kernels)
-  AsInf,      // torchao Triton MX `_triton_amax_nan_as_inf`: NaN counts as +Inf
-};
-
-// The amax floor ("eps"), and the precision and NaN behaviour of the step that applies it.
-enum class AmaxFloor : std::uint8_t {
-  None,
-  ClampFp64,  // torch.clamp(fl64(amax), min=eps) in fp64: NaN passes through (torchao FP8 rowwise)
-  ClampFp32,  // clamp(amax, min=fl32(eps)) in fp32: NaN passes through (torchao blockwise, DeepGEMM)
-  LessFp32,   // `if (amax < eps) amax = eps` in fp32: NaN passes through (TE compute_scale_from_amax)
-  InitFp32,   // the fmaxf reduction starts at fl32(eps): NaN becomes eps (DeepEP kFP8Margin)
-};
-
-// The scale formula, from the (floored) amax. Precision and special values per recipes.md.
-enum class ScaleFormula : std::uint8_t {
-  DivFp64,      // s = fl32(fl64(max_pos) / fl64(amax)); d = fl32(1/s)           torchao FP8 rowwise, blockwise
-  DivFp32Te,    // TE compute_scale_from_amax: amax Inf/0/NaN -> s = 1; s = __fdiv_rn(max_pos, amax);
-                // s Inf -> value_for_inf; (pow2); d = fl32(1/s)                   TE current, blockwise
-  TeDelayed,    // amax finite and > 0: s = fl32(fl32(max_pos·2^-margin) / amax), Inf -> FLT_MAX;
-                // otherwise the previous scale (scale_from_amax: previous scale 1)   TE delayed
-  DivDecodeFp32,// d = fl32(amax / max_pos); s = fl32(1/d) after pow2             DeepGEMM
-  DeepEpPair,   // s = fl32(max_pos / amax) and d = fl32(amax · rcp), both kept (not reciprocals);
-                // pow2 CeilLog2Bits: e = fast_log2_ceil(amax·rcp), s = 2^-e, d = 2^e    DeepEP
-  ExpFloor,     // e8m0 b = clamp(e(amax) - 127 - emax_elem, -127, 128) + 127; non-finite -> 255
-  ExpCeil,      // ExpFloor with + (m(amax) != 0)                                 torchao CEIL
-  ExpEven,      // amax rounded to 3 mantissa bits ((bits + 2^19) & 0xFF800000), then ExpFloor
-  RceilNoSat,   // d = fl32(amax · rcp); b = RP of d to e8m0; Inf, NaN and overflow -> 255  torchao main
-  RceilSat,     // the same with SATFINITE: Inf and overflow -> 254, NaN -> 255   TE MXFP8, NVIDIA
-  RceilV018,    // d = fl32(amax / max_pos); NaN -> 255, Inf -> 254, else clamp(ceil(log2 d), -127, 127) + 127
-  Nvfp4,        // two-level: nvfp4_block_scale (scale_from_amax: the block is the whole tensor)
-};
-
-// Rounding of an fp32 scale to a power of two (the e8m0 formulas are powers of two already).
-enum class Pow2Rounding : std::uint8_t {
-  None,
-  FloorLog2,     // s = exp2(floor(log2 s)), floor(log2 s) by exact exponent extraction (torchao)
-  MaskMantissa,  // s = bits(s) & 0xFF800000 (TE)
-  CeilUe8m0,     // d = clamp(e(d) + (m(d) != 0), 1, 254) << 23 (DeepGEMM ceil_to_ue8m0)
-  CeilLog2Bits,  // DeepEP fast_log2_ceil / fast_pow2 bit formulas (exact for every normal d)
-};
-
-// e8m0 byte b -> the fp32 multiplier applied before the cast.
-enum class E8m0Reciprocal : std::uint8_t {
-  None,          // not an e8m0 recipe
-  TorchaoMain,   // e8m0_to_f32(uint8(254 - b)): 2^(127-b); 254 -> 2^-127; 255 -> NaN 0x7F800001
-  Exp2fRcp,      // TE exp2f_rcp: 2^(127-b); 254 -> 2^-127; 255 -> NaN 0x7FFFFFFF
-  V018Rceil,     // torchao <= v0.18 torch RCEIL: 2^(127-b), but 0 -> 1.0; 254 -> 2^-127; 255 -> NaN
-  V018FloorDiv,  // torchao <= v0.18 torch FLOOR: x / max(2^(b-127), 2^-126), i.e. 0 -> 2^126; 255 -> NaN
-  Exact,         // OCP MX: V / 2^(b-127) = V · 2^(127-b); 255 -> NaN
-};
-
-// The clamp of fl32(x·s) to +-max_pos before the element cast.
-enum class ClampBeforeCast : std::uint8_t {
-  None,         // the cast's overflow rule decides (satfinite casts: the same result)
-  Propagate,    // torch.clamp: NaN stays NaN
-  NanToMax,     // Triton tl.clamp on sm90+ (fmin.xorsign.abs, not NaN-propagating): NaN -> +-max with
-                // the NaN's sign; device NaNs are canonical (+), so NaN -> +max
-};
+// The recipe's steps (ScaleStorage, AmaxNan, AmaxFloor, ScaleFormula, Pow2Rounding,
+// E8m0Reciprocal, ClampBeforeCast), BlockScale and RecipeCore are defined in scale_core.hpp.
 
 struct Recipe {
   std::string_view name;          // "torchao_mx_rceil"
@@ -126,12 +56,13 @@ struct Recipe {
 // The element cast of a recipe (its CastSpec for its element format).
 const CastSpec& element_cast(const Recipe& r);
 
-// The result of one block's scale computation.
-struct BlockScale {
-  float encode = 1.0f;        // multiplier before the cast (for MX: 2^(127 - b), exact)
-  float decode = 1.0f;        // dequantisation multiplier (what a GEMM applies)
-  std::uint32_t stored = 0;   // fp32 bits or the e8m0 / e4m3 byte, per Recipe::storage
-};
+// The numeric part of a recipe, for device code (scale_core.hpp): every field the arithmetic
+// reads, the element CastSpec included.
+RecipeCore make_core(const Recipe& r);
+
+// The CastSpec of NVFP4's e4m3 block scale (torch's e4m3fn rules), read by scale_core's
+// nvfp4_block_scale for a Recipe.
+const CastSpec& nvfp4_scale_cast(const Recipe& r);
 
 // Named recipes (recipes.md §11 and the list): torchao_fp8_rowwise,
 // torchao_fp8_rowwise_pow2, torchao_mx_{floor,rceil,ceil,even}, torchao_mx_{floor,rceil}_v018,

@@ -259,10 +259,20 @@ const Fp32Encoder& bf16_encoder() {
   return encoder;
 }
 
+// A NaN sum becomes the CUDA canonical NaN (kCudaCanonicalNanBf16, what the peer's
+// cvt.rn.bf16.f32 of the GPU's NaN sum writes), whatever the host's NaN bits.
 void round_row_to_bf16(const Fp32Encoder& to_bf16, const float* acc, std::uint8_t* dst, std::int64_t n) {
   for (std::int64_t h = 0; h < n; ++h) {
-    const std::uint16_t b = std::uint16_t(to_bf16(acc[h]));
+    const std::uint16_t b = acc[h] != acc[h] ? kCudaCanonicalNanBf16 : std::uint16_t(to_bf16(acc[h]));
     std::memcpy(dst + 2 * h, &b, 2);
+  }
+}
+
+// fp32 output: the sums as they are, a NaN sum as the CUDA canonical NaN (kCudaCanonicalNanFp32).
+void store_row_fp32(const float* acc, std::uint8_t* dst, std::int64_t n) {
+  for (std::int64_t h = 0; h < n; ++h) {
+    const float v = canonical_nan_sum(acc[h]);
+    std::memcpy(dst + 4 * h, &v, 4);
   }
 }
 
@@ -497,7 +507,7 @@ RowsBuffer fused_unpermute_unpad(RowsView permuted, InputType type, const RowIdM
       if (type == InputType::bf16) {
         round_row_to_bf16(*memo, acc.data(), dst, D);
       } else {
-        std::memcpy(dst, acc.data(), std::size_t(D) * 4);
+        store_row_fp32(acc.data(), dst, D);
       }
     }
   }

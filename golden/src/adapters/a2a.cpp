@@ -10,31 +10,23 @@
 // send_splits[src, dst] = rows rank src sends to rank dst (all_to_all_single's input split sizes,
 // one row per rank). Exchange outputs are in the receive layout (receiver-major concatenation of
 // the senders' chunks).
-#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "../scale_io.hpp"
+#include "adapter_io.hpp"
 #include "octet/format.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/kernels/a2a_emulation.hpp"
 
 namespace octet::golden {
 
-namespace layout_io {  // defined in adapters/layout.cpp
-struct IntMatrix {
-  std::int64_t rows = 0, cols = 0;
-  std::vector<std::int64_t> values;
-};
-IntMatrix int_matrix(const Tensors& inputs, const std::string& name);
-CombineSpec combine_spec(const KernelCall& call);
-}  // namespace layout_io
-
 namespace {
 
 // The plan of `send_splits` (R, R), checked against the optional `rows_per_rank` (R,).
 A2aPlan plan_input(const Tensors& inputs) {
-  const layout_io::IntMatrix s = layout_io::int_matrix(inputs, "send_splits");
+  const IntMatrix s = int_matrix(inputs, "send_splits");
   if (s.rows != s.cols)
     throw KernelInputError("input 'send_splits': shape (" + std::to_string(s.rows) + ", " + std::to_string(s.cols) +
                            ") is not square (ranks, ranks)");
@@ -67,15 +59,8 @@ Tensors exchange(const KernelCall& call, const FloatInput& x, const std::vector<
   const A2aExchanged<In> e = a2a_exchange(view, plan, payload, r);
   out["y"] = rows_tensor(x, e.rows, e.cols, e.out);
   out["q"] = make_tensor(dtype_name(element_format(r)), {e.rows, e.cols}, e.data);
-  const std::int64_t scale_cols = e.cols / e.block;
-  if (payload == A2aPayload::mxfp8) {
-    out["scale"] = make_tensor("float8_e8m0fnu", {e.rows, scale_cols}, std::vector<std::uint8_t>(e.scales.begin(), e.scales.end()));
-  } else {
-    std::vector<float> f(e.scales.size());
-    for (std::size_t i = 0; i < f.size(); ++i) f[i] = std::bit_cast<float>(e.scales[i]);
-    // DecodeFp32 recipes store the dequantisation multiplier, EncodeFp32 ones the quantisation multiplier.
-    out[storage(r) == ScaleStorage::DecodeFp32 ? "scale_inv" : "scale"] = make_tensor("float32", {e.rows, scale_cols}, f);
-  }
+  // mxfp8: e8m0 `scale`; fp8 1x128: fp32 `scale_inv` (DecodeFp32 recipes) or `scale` (EncodeFp32).
+  out[std::string(stored_scale_name(r))] = stored_scale_tensor(r, {e.rows, e.cols / e.block}, e.scales);
   return out;
 }
 
@@ -96,7 +81,7 @@ template <class In>
 Tensors combine(const KernelCall& call, const FloatInput& x, const std::vector<In>& values) {
   const A2aPlan plan = plan_input(call.inputs);
   const std::vector<std::int64_t> tokens_per_rank = int_list(call.inputs, "tokens_per_rank");
-  const layout_io::IntMatrix rows = layout_io::int_matrix(call.inputs, "route_rows");
+  const IntMatrix rows = int_matrix(call.inputs, "route_rows");
   std::vector<float> weights;
   if (has_input(call.inputs, "weights")) {
     const Tensor& w = input(call.inputs, "weights");
@@ -114,7 +99,7 @@ Tensors combine(const KernelCall& call, const FloatInput& x, const std::vector<I
                            std::to_string(tokens));
   const A2aRoutes routes{tokens_per_rank, rows.cols, rows.values, weights};
   const A2aPayload payload = payload_param(call);
-  const CombineSpec spec = layout_io::combine_spec(call);
+  const CombineSpec spec = combine_spec(call);
   const auto view = view2d(values, x.dim(0), x.dim(1));
   const std::vector<In> y = payload == A2aPayload::passthrough
                                 ? a2a_combine(view, plan, routes, payload, spec)

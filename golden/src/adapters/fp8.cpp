@@ -27,6 +27,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../scale_io.hpp"
 #include "octet/format.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/kernels/fp8_blockwise.hpp"
@@ -57,8 +58,6 @@ const Recipe& fp8_recipe(const KernelCall& call, std::string_view fallback) {
                            "torchao_blockwise*, te_current*, te_blockwise*, deepgemm*, deepep*)");
   return r;
 }
-
-std::string scale_name(const Recipe& r) { return storage(r) == ScaleStorage::EncodeFp32 ? "scale" : "scale_inv"; }
 
 // ---- outputs ------------------------------------------------------------------------------------
 
@@ -131,7 +130,7 @@ struct Layouts {
 // q and the scales of one result, with `suffix` appended to both names.
 void add_result(Tensors& out, const Recipe& r, const Fp8Quantized& q, Layouts l, const std::string& suffix = "") {
   out.emplace("q" + suffix, codes_tensor(r, q.data, q.data_layout, l.data));
-  out.emplace(scale_name(r) + suffix, scales_tensor(q.scales, q.scale_layout, l.scales));
+  out.emplace(std::string(stored_scale_name(r)) + suffix, scales_tensor(q.scales, q.scale_layout, l.scales));
 }
 
 // ---- inputs -------------------------------------------------------------------------------------

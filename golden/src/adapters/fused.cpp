@@ -13,11 +13,12 @@
 // the recipe's storage: `scale` (float8_e8m0fnu, 1x32 blocks; float32 encode multipliers for
 // encode-storing 1x128 recipes) or `scale_inv` (float32 dequantisation multipliers, 1x128 blocks).
 #include <array>
-#include <bit>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "../scale_io.hpp"
+#include "adapter_io.hpp"
 #include "octet/format.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/kernels/swiglu_quant.hpp"
@@ -43,13 +44,7 @@ Tensors outputs(const SwigluQuantized<In>& o, const Recipe& r, std::string_view 
   out.emplace("q", matrix(dtype_name(element_format(r)), M, N, codes));
   std::vector<std::uint32_t> scales = o.scales;
   scales.resize(std::size_t(M * NB), 0);
-  if (storage(r) == ScaleStorage::E8m0) {
-    out.emplace("scale", matrix("float8_e8m0fnu", M, NB, std::vector<std::uint8_t>(scales.begin(), scales.end())));
-  } else {
-    std::vector<float> f(scales.size());
-    for (std::size_t i = 0; i < scales.size(); ++i) f[i] = std::bit_cast<float>(scales[i]);
-    out.emplace(storage(r) == ScaleStorage::DecodeFp32 ? "scale_inv" : "scale", matrix("float32", M, NB, f));
-  }
+  out.emplace(stored_scale_name(r), stored_scale_tensor(r, {M, NB}, scales, "row_major", {NB, 1}));
   return out;
 }
 
@@ -90,10 +85,7 @@ Tensors run_forward(const KernelCall& call) {
 
 Tensors run_backward(const KernelCall& call) {
   const Recipe& r = call_recipe(call, kDefaultRecipe);
-  const std::int64_t fma = call.int_param("dact_fma", 0);
-  if (fma != 0 && fma != 1)
-    throw KernelInputError("kernel " + call.kernel + ": attribute 'dact_fma' = " + std::to_string(fma) +
-                           ", expected 0 or 1");
+  const bool dact_fma = flag_param(call, "dact_fma", false);
   const FloatInput x = float_input(call.inputs, "x", 2);
   const FloatInput grad = float_input(call.inputs, "grad", 2);
   if (grad.type != x.type)
@@ -105,8 +97,8 @@ Tensors run_backward(const KernelCall& call) {
     using In = typename std::decay_t<decltype(xv_data)>::value_type;
     const auto g = view2d(gv, grad.dim(0), grad.dim(1));
     const auto xv = view2d(xv_data, M, x.dim(1));
-    if (sig) return swiglu_quantize_backward<In>(g, xv, view2d(*sig, M, H), r, fma == 1);
-    return swiglu_quantize_backward<In>(g, xv, r, SwigluOptions{.dact_fma = fma == 1});
+    if (sig) return swiglu_quantize_backward<In>(g, xv, view2d(*sig, M, H), r, dact_fma);
+    return swiglu_quantize_backward<In>(g, xv, r, SwigluOptions{.dact_fma = dact_fma});
   };
   if (x.type == InputType::bf16) return outputs(run(grad.bf16, x.bf16), r, x.dtype(), "dx");
   return outputs(run(grad.f32, x.f32), r, x.dtype(), "dx");

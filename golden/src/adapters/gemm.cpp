@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "../scale_io.hpp"
+#include "adapter_io.hpp"
 #include "octet/format.hpp"
 #include "octet/gemm.hpp"
 #include "octet/golden/runner.hpp"
@@ -99,16 +101,6 @@ struct StoredOperand {
     return o;
   }
 };
-
-std::string_view stored_scale_dtype(const Recipe& r) {
-  switch (storage(r)) {
-    case ScaleStorage::E8m0: return dtype_name(FormatId::e8m0fnu);
-    case ScaleStorage::E4m3: return dtype_name(FormatId::e4m3fn);
-    case ScaleStorage::EncodeFp32:
-    case ScaleStorage::DecodeFp32: break;
-  }
-  return "float32";
-}
 
 // Reads operand `name` (codes `name`, scales `scale_<name>`, optional `global_decode_<name>`).
 StoredOperand read_operand(const KernelCall& call, const std::string& name, const Recipe& r, int rank) {
@@ -272,15 +264,7 @@ Tensor output_tensor(const GemmOutput& o, const std::vector<std::int64_t>& shape
 }
 
 // The int32 offs the emulator takes (torch's dtype); int64 inputs must fit.
-std::vector<std::int32_t> offs_input(const KernelCall& call) {
-  std::vector<std::int32_t> offs;
-  for (const std::int64_t v : int_list(call.inputs, "offs")) {
-    if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
-      throw KernelInputError("input 'offs': value " + std::to_string(v) + " does not fit int32");
-    offs.push_back(std::int32_t(v));
-  }
-  return offs;
-}
+std::vector<std::int32_t> offs_input(const KernelCall& call) { return narrow_int32(int_list(call.inputs, "offs"), "offs"); }
 
 Tensors run_gemm(const KernelCall& call, GemmModel model) {
   const Op op = parse_op(call);

@@ -13,60 +13,19 @@
 //     `float8_e8m0fnu` or fp32 `float32`); `y_scale`: the moved scales, same dtype. Absent input,
 //     absent output.
 //   * index lists are int32 or int64 on input and int64 on output.
-// This file also defines the two helpers the a2a adapters share (namespace layout_io).
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "adapter_io.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/kernels/layout_pad_permute.hpp"
 
 namespace octet::golden {
 
-namespace layout_io {
-
-// A rank-2 int32/int64 input (routing tables, split matrices), widened to int64.
-struct IntMatrix {
-  std::int64_t rows = 0, cols = 0;
-  std::vector<std::int64_t> values;  // row-major
-};
-
-IntMatrix int_matrix(const Tensors& inputs, const std::string& name) {
-  const Tensor& t = input(inputs, name);
-  expect_dtype(t, name, {"int32", "int64"}, 2);
-  IntMatrix m{t.shape[0], t.shape[1], {}};
-  if (t.dtype == "int64") {
-    m.values = values_of<std::int64_t>(t);
-  } else {
-    const std::vector<std::int32_t> v = values_of<std::int32_t>(t);
-    m.values.assign(v.begin(), v.end());
-  }
-  return m;
-}
-
-// Parameters `combine_order` ("slot_ascending" | "row_descending") and `fma` (0 | 1) of the
-// combine kernels (fused_unpermute_unpad, a2a_combine).
-CombineSpec combine_spec(const KernelCall& call) {
-  CombineSpec spec;
-  const std::string order = call.string_param("combine_order", "slot_ascending");
-  if (order == "row_descending") spec.order = CombineOrder::row_descending;
-  else if (order != "slot_ascending")
-    throw KernelInputError("kernel " + call.kernel + ": combine_order '" + order +
-                           "' is not slot_ascending or row_descending");
-  const std::int64_t fma = call.int_param("fma", 0);
-  if (fma != 0 && fma != 1) throw KernelInputError("kernel " + call.kernel + ": fma must be 0 or 1, got " + std::to_string(fma));
-  spec.fused_multiply_add = fma == 1;
-  return spec;
-}
-
-}  // namespace layout_io
 
 namespace {
-
-using layout_io::IntMatrix;
-using layout_io::int_matrix;
 
 // Rows the kernels copy byte for byte.
 RowsView rows_input(const Tensors& inputs, const std::string& name) {
@@ -98,9 +57,11 @@ Tensor rows_tensor(RowsBuffer&& b, const std::string& dtype) {
 }
 
 // `y` and, when the call has scales, `y_scale`.
-void add_rows(Tensors& out, const KernelCall& call, RowsBuffer&& data, RowsBuffer&& scales) {
+Tensors rows_outputs(const KernelCall& call, RowsBuffer&& data, RowsBuffer&& scales) {
+  Tensors out;
   out["y"] = rows_tensor(std::move(data), input(call.inputs, "x").dtype);
   if (has_input(call.inputs, "x_scale")) out["y_scale"] = rows_tensor(std::move(scales), input(call.inputs, "x_scale").dtype);
+  return out;
 }
 
 Tensor int64_tensor(const std::vector<std::int64_t>& v) { return make_tensor("int64", v); }
@@ -125,8 +86,7 @@ Tensors run_pad(const KernelCall& call) {
   const RowsView scales = scale_input(call.inputs, x);
   const std::vector<std::int64_t> offs = int_list(call.inputs, "offs");
   PaddedTokenGroups p = pad_token_groups(x, offs, call.int_param("alignment", 32), scales);
-  Tensors out;
-  add_rows(out, call, std::move(p.data), std::move(p.scales));
+  Tensors out = rows_outputs(call, std::move(p.data), std::move(p.scales));
   out["padded_starts"] = int64_tensor(p.padded_starts);
   out["padded_offs"] = int64_tensor(p.padded_offs);
   return out;
@@ -139,9 +99,7 @@ Tensors run_unpad(const KernelCall& call) {
   const std::vector<std::int64_t> starts = int_list(call.inputs, "padded_starts");
   const std::int64_t num_tokens = call.int_param("num_tokens", offs.empty() ? 0 : offs.back());
   TokenRows r = unpad_token_groups(x, offs, starts, num_tokens, scales);
-  Tensors out;
-  add_rows(out, call, std::move(r.data), std::move(r.scales));
-  return out;
+  return rows_outputs(call, std::move(r.data), std::move(r.scales));
 }
 
 Tensors run_permute(const KernelCall& call) {
@@ -149,9 +107,7 @@ Tensors run_permute(const KernelCall& call) {
   const RowsView scales = scale_input(call.inputs, x);
   const std::vector<std::int64_t> indices = int_list(call.inputs, "permuted_indices");
   TokenRows r = permute_tokens(x, indices, scales);
-  Tensors out;
-  add_rows(out, call, std::move(r.data), std::move(r.scales));
-  return out;
+  return rows_outputs(call, std::move(r.data), std::move(r.scales));
 }
 
 Tensors run_unpermute(const KernelCall& call) {
@@ -159,9 +115,7 @@ Tensors run_unpermute(const KernelCall& call) {
   const RowsView scales = scale_input(call.inputs, x);
   const std::vector<std::int64_t> indices = int_list(call.inputs, "permuted_indices");
   TokenRows r = unpermute_tokens(x, indices, call.required_int("num_tokens"), scales);
-  Tensors out;
-  add_rows(out, call, std::move(r.data), std::move(r.scales));
-  return out;
+  return rows_outputs(call, std::move(r.data), std::move(r.scales));
 }
 
 Tensors run_permute_and_pad(const KernelCall& call) {
@@ -170,22 +124,10 @@ Tensors run_permute_and_pad(const KernelCall& call) {
   const std::vector<std::int64_t> counts = int_list(call.inputs, "tokens_per_expert_group");
   PermutedAndPadded p = permute_and_pad(x, counts, call.required_int("ep_degree"), call.required_int("num_local_experts"),
                                         call.int_param("alignment", 32), scales);
-  Tensors out;
-  add_rows(out, call, std::move(p.rows.data), std::move(p.rows.scales));
+  Tensors out = rows_outputs(call, std::move(p.rows.data), std::move(p.rows.scales));
   out["permuted_indices"] = int64_tensor(p.indices.permuted_indices);
   out["m_sizes"] = int64_tensor(p.indices.m_sizes);
   out["m_offsets"] = int64_tensor(p.indices.m_offsets);
-  return out;
-}
-
-std::vector<std::int32_t> narrow_int32(const std::vector<std::int64_t>& v, const std::string& name) {
-  std::vector<std::int32_t> out(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (v[i] < std::numeric_limits<std::int32_t>::min() || v[i] > std::numeric_limits<std::int32_t>::max())
-      throw KernelInputError("input '" + name + "': element " + std::to_string(i) + " = " + std::to_string(v[i]) +
-                             " does not fit int32");
-    out[i] = std::int32_t(v[i]);
-  }
   return out;
 }
 
@@ -212,8 +154,7 @@ Tensors run_fused_permute_pad(const KernelCall& call) {
     routing.prob_t_k = optional_f32(call.inputs, "probs", e.rows, e.cols);
   }
   PermutedTokens p = fused_permute_pad(x, routing.view(), call.int_param("alignment", 1), scales);
-  Tensors out;
-  add_rows(out, call, std::move(p.data), std::move(p.scales));
+  Tensors out = rows_outputs(call, std::move(p.data), std::move(p.scales));
   if (has_input(call.inputs, "probs")) out["y_probs"] = make_tensor("float32", p.probs);
   out["row_id_map"] = int64_tensor(p.map.tokens, p.map.topk, p.map.row_t_k);
   out["tokens_per_expert"] = int64_tensor(p.map.tokens_per_expert);
@@ -234,7 +175,7 @@ Tensors run_fused_unpermute_unpad(const KernelCall& call) {
   map.row_t_k = rows.values;
   const std::vector<float> probs = optional_f32(call.inputs, "probs", rows.rows, rows.cols);
   const InputType type = xt.dtype == "bfloat16" ? InputType::bf16 : InputType::fp32;
-  RowsBuffer y = fused_unpermute_unpad(x, type, map, probs, layout_io::combine_spec(call));
+  RowsBuffer y = fused_unpermute_unpad(x, type, map, probs, combine_spec(call));
   return {{"y", rows_tensor(std::move(y), xt.dtype)}};
 }
 

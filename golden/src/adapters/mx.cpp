@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "adapter_io.hpp"
 #include "octet/format.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/kernels/mx_quantize.hpp"
@@ -84,15 +85,6 @@ auto with_view3d(const FloatInput& in, F&& f) {
   return f(view3d(in.f32, in.dim(0), in.dim(1), in.dim(2)));
 }
 
-// A 0/1 int parameter.
-bool flag_param(const KernelCall& call, const std::string& key, bool fallback) {
-  const std::int64_t v = call.int_param(key, fallback ? 1 : 0);
-  if (v != 0 && v != 1)
-    throw KernelInputError("kernel " + call.kernel + ": attribute '" + key + "' = " + std::to_string(v) +
-                           ", expected 0 or 1");
-  return v == 1;
-}
-
 // The 3D block shape: attribute `block`, "32x1" (default) or "32x32".
 MxBlock3D block_3d(const KernelCall& call) {
   const std::string b = call.string_param("block", "32x1");
@@ -115,19 +107,19 @@ ByteInput byte_input(const Tensors& inputs, const std::string& name, int rank) {
 
 // ---- quantisers -----------------------------------------------------------------------------------
 
-Tensors run_dim0(const KernelCall& call) {
-  const Recipe& r = call_recipe(call, kDefaultRecipe);
-  const FloatInput x = float_input(call.inputs, "x", 2);
-  Tensors out;
-  add_2d(out, r, with_view2d(x, [&](auto v) { return mx_quantize_dim0(r, v); }));
-  return out;
+// The 1-D block quantisers of a 2D x: 1x32 blocks along the rows (mx_quantize_dim0) or 32x1
+// blocks down the columns (mx_quantize_dim1).
+enum class BlockDim : std::uint8_t { dim0, dim1 };
+MxOutput2D quantize_1d(const Recipe& r, const FloatInput& x, BlockDim dim) {
+  return with_view2d(x, [&](auto v) { return dim == BlockDim::dim0 ? mx_quantize_dim0(r, v) : mx_quantize_dim1(r, v); });
 }
 
-Tensors run_dim1(const KernelCall& call) {
+template <BlockDim kDim>
+Tensors run_1d(const KernelCall& call) {
   const Recipe& r = call_recipe(call, kDefaultRecipe);
   const FloatInput x = float_input(call.inputs, "x", 2);
   Tensors out;
-  add_2d(out, r, with_view2d(x, [&](auto v) { return mx_quantize_dim1(r, v); }));
+  add_2d(out, r, quantize_1d(r, x, kDim));
   return out;
 }
 
@@ -190,9 +182,7 @@ Tensors run_blocked_scales(const KernelCall& call) {
   if (block != "1x32" && block != "32x1")
     throw KernelInputError("kernel " + call.kernel + ": attribute 'block' = '" + block +
                            "', expected 1x32 or 32x1 for a 2D x (32x1 or 32x32 for a 3D x)");
-  const MxOutput2D q = with_view2d(x, [&](auto v) {
-    return block == "1x32" ? mx_quantize_dim0(r, v) : mx_quantize_dim1(r, v);
-  });
+  const MxOutput2D q = quantize_1d(r, x, block == "1x32" ? BlockDim::dim0 : BlockDim::dim1);
   const std::vector<std::uint8_t> blocked = mx_blocked_scales(q);
   out.emplace("q", view_tensor(element_dtype(r), q.data_view()));
   out.emplace("scale_blocked", byte_tensor(kE8m0, {std::int64_t(blocked.size())}, blocked, "blocked_128x4"));
@@ -244,9 +234,10 @@ Tensors run_per_group_3d(const KernelCall& call) {
 
 const std::array<KernelAdapter, 11> kAdapters{{
     {"mx_quantize_dim0", kDefaultRecipe, "x: bfloat16|float32 (M, K), K % 32 == 0", "recipe (an MX recipe)",
-     "q: <element> (M, K) row_major; scale: float8_e8m0fnu (M, K/32) row_major", run_dim0},
+     "q: <element> (M, K) row_major; scale: float8_e8m0fnu (M, K/32) row_major", run_1d<BlockDim::dim0>},
     {"mx_quantize_dim1", kDefaultRecipe, "x: bfloat16|float32 (M, K), M % 32 == 0", "recipe (an MX recipe)",
-     "q: <element> (M, K) col_major, strides (1, M); scale: float8_e8m0fnu (K, M/32) row_major", run_dim1},
+     "q: <element> (M, K) col_major, strides (1, M); scale: float8_e8m0fnu (K, M/32) row_major",
+     run_1d<BlockDim::dim1>},
     {"mx_quantize_2d", kDefaultRecipe, "x: bfloat16|float32 (rows, cols), rows % 32 == 0 and cols % 32 == 0",
      "recipe (an MX recipe); rowwise (int 0/1, default 1); colwise (int 0/1, default 1)",
      "when rowwise: q_rowwise: <element> (rows, cols) row_major, scale_rowwise: float8_e8m0fnu (rows, cols/32) "

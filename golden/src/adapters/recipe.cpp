@@ -10,40 +10,16 @@
 //                            stored scale of every block, exactly as every emulator kernel does.
 // The stored scale keeps the recipe's storage: fp32 bits (a float32 dataset) for EncodeFp32 /
 // DecodeFp32 recipes, or one e8m0fnu / e4m3fn code per scale.
-#include <bit>
 #include <string>
 #include <vector>
 
+#include "../scale_io.hpp"
 #include "octet/format.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/scale.hpp"
 
 namespace octet::golden {
 namespace {
-
-// The dtype of a recipe's stored scale.
-std::string_view stored_scale_dtype(const Recipe& r) {
-  switch (storage(r)) {
-    case ScaleStorage::E8m0: return dtype_name(FormatId::e8m0fnu);
-    case ScaleStorage::E4m3: return dtype_name(FormatId::e4m3fn);
-    case ScaleStorage::EncodeFp32:
-    case ScaleStorage::DecodeFp32: break;
-  }
-  return "float32";
-}
-
-// The stored scales of `scales` as one tensor of `shape`, in the recipe's storage.
-Tensor stored_scales(const Recipe& r, std::vector<std::int64_t> shape, const std::vector<BlockScale>& scales) {
-  const std::string_view dtype = stored_scale_dtype(r);
-  if (dtype == "float32") {
-    std::vector<float> words;
-    for (const BlockScale& s : scales) words.push_back(std::bit_cast<float>(s.stored));
-    return make_tensor(dtype, std::move(shape), words);
-  }
-  std::vector<std::uint8_t> bytes;
-  for (const BlockScale& s : scales) bytes.push_back(std::uint8_t(s.stored));
-  return make_tensor(dtype, std::move(shape), bytes);
-}
 
 Tensors run_scale_from_amax(const KernelCall& call) {
   const Recipe& r = call_recipe(call, "");
@@ -58,7 +34,7 @@ Tensors run_scale_from_amax(const KernelCall& call) {
     decode.push_back(scales.back().decode);
   }
   const std::int64_t n = std::int64_t(amax.size());
-  return {{"scale", stored_scales(r, {n}, scales)},
+  return {{"scale", stored_scale_tensor(r, {n}, scales)},
           {"encode", make_tensor("float32", {n}, encode)},
           {"decode", make_tensor("float32", {n}, decode)}};
 }
@@ -89,7 +65,7 @@ Tensors run_quantize_blocks(const KernelCall& call) {
       scales.push_back(s);
     }
   return {{"q", make_tensor(dtype_name(element_format(r)), {rows, cols}, q)},
-          {"scale", stored_scales(r, {rows, blocks}, scales)}};
+          {"scale", stored_scale_tensor(r, {rows, blocks}, scales)}};
 }
 
 const KernelAdapter kAdapters[] = {

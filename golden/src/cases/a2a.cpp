@@ -10,19 +10,13 @@
 // all-empty exchange; routings leave slots unused and send some tokens nowhere. Payloads carry
 // NaN/Inf (Distribution::specials) and magnitudes that overflow bf16 in the combine's sum.
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "octet/golden/inputs.hpp"
-#include "octet/golden/suite.hpp"
+#include "catalogue.hpp"
 
 namespace octet::golden {
 namespace {
-
-using Ints = std::vector<std::int64_t>;
-
-Tensor int_matrix(std::int64_t rows, std::int64_t cols, const Ints& v) { return make_tensor("int64", {rows, cols}, v); }
 
 // An (R, R) split matrix: entries uniform in [0, max_rows], one in `zero_rate` forced to 0.
 Ints random_splits(std::uint64_t seed, std::int64_t ranks, std::int64_t max_rows, std::int64_t zero_rate) {
@@ -40,42 +34,24 @@ std::int64_t sum(const Ints& v) {
   return s;
 }
 
-class Catalogue {
+// The family's catalogue: cases named <kernel>_<recipe or payload>_<rows>x<cols>_<distribution>_<n>,
+// misuse cases <kernel>_misuse-<what>.
+class A2aCatalogue : public Catalogue {
  public:
   CaseSpec& add(const std::string& kernel, const std::string& recipe_tag, std::int64_t rows, std::int64_t cols,
                 const InputSpec& spec, Tensors inputs) {
-    const std::string stem = kernel + "_" + recipe_tag + "_" + std::to_string(rows) + "x" + std::to_string(cols) + "_" +
+    const std::string stem = kernel + "_" + recipe_tag + "_" + dims_label({rows, cols}) + "_" +
                              std::string(name(spec.distribution));
-    CaseSpec c;
-    c.name = stem + "_" + std::to_string(count_[stem]++);
-    c.call.kernel = kernel;
-    c.call.inputs = std::move(inputs);
-    CaseAttributes& a = c.call.attrs;
-    a.strings["distribution"] = describe(spec);
-    a.ints["seed"] = std::int64_t(spec.seed);
-    if (const auto x = c.call.inputs.find("x"); x != c.call.inputs.end()) {
-      a.strings["dtype"] = x->second.dtype;
-      a.int_arrays["shape"] = x->second.shape;
-    }
-    cases_.push_back(std::move(c));
-    return cases_.back();
+    return Catalogue::add(kernel, stem, spec, std::move(inputs));
   }
   CaseSpec& misuse(const std::string& kernel, const std::string& what, Tensors inputs) {
-    CaseSpec& c = add(kernel, "misuse", 0, 0, InputSpec{Distribution::normal, 94}, std::move(inputs));
-    c.name = kernel + "_misuse-" + what;
-    c.expect_error = true;
-    return c;
+    return Catalogue::misuse(kernel, kernel + "_misuse-" + what, InputSpec{Distribution::normal, 94}, std::move(inputs));
   }
-  std::vector<CaseSpec> take() { return std::move(cases_); }
-
- private:
-  std::vector<CaseSpec> cases_;
-  std::map<std::string, int> count_;
 };
 
 // ---- exchanges ------------------------------------------------------------------------------------
 
-void exchange_cases(Catalogue& cat, std::int64_t up) {
+void exchange_cases(A2aCatalogue& cat, std::int64_t up) {
   struct Exchange {
     const char* kernel;
     const char* recipe;  // "" for passthrough
@@ -108,12 +84,12 @@ void exchange_cases(Catalogue& cat, std::int64_t up) {
     const std::int64_t rows = sum(splits);
     Tensors in;
     in["x"] = generate_tensor(spec, {rows, e.cols}, e.dtype);
-    in["send_splits"] = int_matrix(e.ranks, e.ranks, splits);
+    in["send_splits"] = int_tensor("int64", {e.ranks, e.ranks}, splits);
     if (e.rows_per_rank) {
       Ints per_rank(std::size_t(e.ranks), 0);
       for (std::int64_t s = 0; s < e.ranks; ++s)
         for (std::int64_t d = 0; d < e.ranks; ++d) per_rank[std::size_t(s)] += splits[std::size_t(s * e.ranks + d)];
-      in["rows_per_rank"] = make_tensor("int32", std::vector<std::int32_t>(per_rank.begin(), per_rank.end()));
+      in["rows_per_rank"] = int_tensor("int32", per_rank);
     }
     const std::string recipe_tag = *e.recipe ? e.recipe : "passthrough";
     CaseSpec& c = cat.add(e.kernel, recipe_tag, rows, e.cols, spec, in);
@@ -126,7 +102,7 @@ void exchange_cases(Catalogue& cat, std::int64_t up) {
                                std::int64_t cols) {
     Tensors in;
     in["x"] = generate_tensor(spec, {rows, cols}, "bfloat16");
-    in["send_splits"] = int_matrix(ranks_rows, ranks_cols, splits);
+    in["send_splits"] = int_tensor("int64", {ranks_rows, ranks_cols}, splits);
     return in;
   };
   cat.misuse("a2a_exchange_mxfp8", "rows-differ-from-splits", exchange_in({3, 5, 2, 6}, 2, 2, 15, 64));
@@ -194,7 +170,7 @@ Dispatch random_dispatch(std::uint64_t seed, std::int64_t ranks, std::int64_t to
   return d;
 }
 
-void combine_cases(Catalogue& cat, std::int64_t up) {
+void combine_cases(A2aCatalogue& cat, std::int64_t up) {
   struct Combine {
     const char* payload;
     const char* recipe;  // "" : the payload's default / none
@@ -223,9 +199,9 @@ void combine_cases(Catalogue& cat, std::int64_t up) {
     const Dispatch d = random_dispatch(spec.seed, c.ranks, c.tokens_each, c.topk, c.unused_rate);
     Tensors in;
     in["x"] = generate_tensor(spec, {d.rows, c.cols}, c.dtype);
-    in["send_splits"] = int_matrix(c.ranks, c.ranks, d.splits);
+    in["send_splits"] = int_tensor("int64", {c.ranks, c.ranks}, d.splits);
     in["tokens_per_rank"] = make_tensor("int64", d.tokens_per_rank);
-    in["route_rows"] = int_matrix(d.tokens, c.topk, d.route_rows);
+    in["route_rows"] = int_tensor("int64", {d.tokens, c.topk}, d.route_rows);
     if (c.weights) in["weights"] = make_tensor("float32", {d.tokens, c.topk}, d.weights);
     const std::string tag = std::string(c.payload) + (*c.recipe ? "-" + std::string(c.recipe) : "");
     CaseSpec& cs = cat.add("a2a_combine", tag, d.rows, c.cols, spec, in);
@@ -243,9 +219,9 @@ void combine_cases(Catalogue& cat, std::int64_t up) {
   const auto combine_in = [&]() {
     Tensors in;
     in["x"] = generate_tensor(spec, {d.rows, 64}, "bfloat16");
-    in["send_splits"] = int_matrix(2, 2, d.splits);
+    in["send_splits"] = int_tensor("int64", {2, 2}, d.splits);
     in["tokens_per_rank"] = make_tensor("int64", d.tokens_per_rank);
-    in["route_rows"] = int_matrix(d.tokens, 2, d.route_rows);
+    in["route_rows"] = int_tensor("int64", {d.tokens, 2}, d.route_rows);
     in["weights"] = make_tensor("float32", {d.tokens, 2}, d.weights);
     return in;
   };
@@ -253,7 +229,7 @@ void combine_cases(Catalogue& cat, std::int64_t up) {
     Tensors in = combine_in();
     Ints rows = d.route_rows;
     rows[0] = d.rows - 1;  // a row that rank 1 sent, routed from a rank-0 token
-    in["route_rows"] = int_matrix(d.tokens, 2, rows);
+    in["route_rows"] = int_tensor("int64", {d.tokens, 2}, rows);
     cat.misuse("a2a_combine", "route-row-of-another-rank", in);
   }
   {
@@ -288,7 +264,7 @@ void combine_cases(Catalogue& cat, std::int64_t up) {
 
 std::vector<CaseSpec> a2a_cases(Suite s) {
   const std::int64_t up = s == Suite::full ? 8 : 1;  // the full suite scales the token counts
-  Catalogue cat;
+  A2aCatalogue cat;
   exchange_cases(cat, up);
   combine_cases(cat, up);
   return cat.take();

@@ -23,15 +23,12 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include "octet/golden/inputs.hpp"
-#include "octet/golden/suite.hpp"
+#include "catalogue.hpp"
 
 namespace octet::golden {
 namespace {
@@ -69,18 +66,9 @@ struct Problem {
   std::string tag;                 // shape part of the case name
 };
 
-std::string dims_tag(const Dims& d) {
-  std::string t;
-  for (const std::int64_t v : d) {
-    if (!t.empty()) t += 'x';
-    t += std::to_string(v);
-  }
-  return t;
-}
-
 Problem dense(Dims dims) {
   Problem p{std::move(dims), {}, 0, {}};
-  p.tag = dims_tag(p.dims);
+  p.tag = dims_label(p.dims);
   return p;
 }
 
@@ -109,7 +97,7 @@ Problem grouped(Operand op, std::int64_t extent, std::int64_t other, const std::
   p.offs = ends_of(sizes);
   p.n2 = n2;
   // "512x16p14g16": x (512, 16), x2 with 14 columns, 16 groups; "-what" names an edge case.
-  p.tag = dims_tag(p.dims) + (n2 ? "p" + std::to_string(n2) : "") + "g" + std::to_string(sizes.size()) +
+  p.tag = dims_label(p.dims) + (n2 ? "p" + std::to_string(n2) : "") + "g" + std::to_string(sizes.size()) +
           (what.empty() ? "" : "-" + what);
   return p;
 }
@@ -237,36 +225,31 @@ struct Plan {
   std::vector<Problem> misaligned;        // dims the kernel rejects
 };
 
-std::uint64_t fnv1a(std::string_view s) {
+// 64-bit FNV-1a: the fp8 cases' seeds are its low 31 bits of the case name (seed_from_name, the
+// 32-bit hash of the other catalogues, would move every fp8 input).
+std::uint64_t fnv1a_64(std::string_view s) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (const char c : s) h = (h ^ std::uint8_t(c)) * 0x100000001b3ull;
   return h;
 }
 
-Tensor int32_tensor(const std::vector<std::int64_t>& v) {
-  return make_tensor("int32", std::vector<std::int32_t>(v.begin(), v.end()));
-}
-
-class Catalogue {
+class Fp8Catalogue : public Catalogue {
  public:
-  explicit Catalogue(Suite s) : suite_(s) {}
+  explicit Fp8Catalogue(Suite s) : suite_(s) {}
   Suite suite() const { return suite_; }
 
   // A new case; the name is <kernel>_<recipe>_<shape>_<what>_<n>, n counting equal prefixes.
   CaseSpec& add(const Plan& k, std::string_view recipe, const Problem& p, std::string_view what,
                 bool expect_error = false) {
-    std::string prefix = std::string(k.kernel) + "_" + (recipe.empty() ? "none" : std::string(recipe)) + "_" + p.tag +
-                         "_" + std::string(what);
-    const std::string name = prefix + "_" + std::to_string(counts_[prefix]++);
-    if (!names_.insert(name).second) throw std::logic_error("fp8 cases: duplicate case name " + name);
-    CaseSpec& c = cases_.emplace_back();
-    c.name = name;
+    CaseSpec c;
+    c.name = numbered(std::string(k.kernel) + "_" + (recipe.empty() ? "none" : std::string(recipe)) + "_" + p.tag + "_" +
+                      std::string(what));
     c.expect_error = expect_error;
     c.call.kernel = std::string(k.kernel);
     if (!recipe.empty()) c.call.attrs.strings["recipe"] = std::string(recipe);
     c.call.attrs.int_arrays["shape"] = p.dims;
-    c.call.attrs.ints["seed"] = std::int64_t(fnv1a(name) & 0x7FFFFFFFu);
-    return c;
+    c.call.attrs.ints["seed"] = std::int64_t(fnv1a_64(c.name) & 0x7FFFFFFFu);
+    return push(std::move(c));
   }
 
   // A case whose inputs come from `spec` (seed: the case's), in `dtype`.
@@ -307,8 +290,6 @@ class Catalogue {
     }
   }
 
-  std::vector<CaseSpec> take() { return std::move(cases_); }
-
   // The operand's datasets; make(dims, salt) builds one float tensor.
   template <class Make>
   static void fill_inputs(const Plan& k, const Problem& p, CaseSpec& c, Make make) {
@@ -320,21 +301,18 @@ class Catalogue {
       case Operand::groups_rows:
       case Operand::groups_cols:
         in["x"] = make(p.dims, 0);
-        in["offs"] = int32_tensor(p.offs);
+        in["offs"] = int_tensor("int32", p.offs);
         break;
       case Operand::dual:
         in["x1"] = make(p.dims, 0);
         in["x2"] = make(Dims{p.dims[0], p.n2}, 1);
-        in["offs"] = int32_tensor(p.offs);
+        in["offs"] = int_tensor("int32", p.offs);
         break;
     }
   }
 
  private:
   Suite suite_;
-  std::vector<CaseSpec> cases_;
-  std::map<std::string, int> counts_;
-  std::set<std::string> names_;
 };
 
 // ---- per-kernel cases ---------------------------------------------------------------------------
@@ -353,7 +331,7 @@ std::int64_t run_length(const Plan& k, const Problem& p) {
 
 // Misuse cases. Every kernel gets its own (misaligned dims, bad offs); the checks shared by every
 // adapter (dtype, rank, missing input, recipe) run on one kernel per operand kind (`generic`).
-void add_misuse(Catalogue& cat, const Plan& k, bool generic) {
+void add_misuse(Fp8Catalogue& cat, const Plan& k, bool generic) {
   const std::string_view recipe = k.recipes.empty() ? "" : k.recipes[0];
   const Problem& p = k.small.front();
   const auto misuse = [&](const Problem& q, std::string_view what) -> CaseSpec& {
@@ -369,7 +347,7 @@ void add_misuse(Catalogue& cat, const Plan& k, bool generic) {
     for (const std::int64_t d : q.dims) numel *= d;
     c.call.attrs.strings["distribution"] = describe(InputSpec{Distribution::constant_blocks, 7, 1.0, numel});
     c.call.attrs.strings["dtype"] = "bfloat16";
-    Catalogue::fill_inputs(k, q, c, make);
+    Fp8Catalogue::fill_inputs(k, q, c, make);
     return c;
   };
   const std::string main_input = k.operand == Operand::experts   ? "w"
@@ -382,8 +360,8 @@ void add_misuse(Catalogue& cat, const Plan& k, bool generic) {
   const std::int64_t extent = k.operand == Operand::groups_cols ? p.dims[1] : p.dims[0];
   const auto with_offs = [&](std::string_view what, Tensor offs) { misuse(p, what).call.inputs["offs"] = std::move(offs); };
   if (grouped_operand) {
-    with_offs("offs_not_monotonic", int32_tensor({extent, 0}));
-    with_offs("offs_beyond_extent", int32_tensor({extent + 1}));
+    with_offs("offs_not_monotonic", int_tensor("int32", {extent, 0}));
+    with_offs("offs_beyond_extent", int_tensor("int32", {extent + 1}));
   }
   if (k.operand == Operand::dual) {
     CaseSpec& c = misuse(p, "x2_rows");
@@ -393,7 +371,7 @@ void add_misuse(Catalogue& cat, const Plan& k, bool generic) {
   }
   if (!generic) return;
   if (grouped_operand && k.operand != Operand::dual) {
-    with_offs("offs_negative", int32_tensor({-1, extent}));
+    with_offs("offs_negative", int_tensor("int32", {-1, extent}));
     with_offs("offs_float32", make_tensor("float32", std::vector<float>{float(extent)}));
     with_offs("offs_rank2", make_tensor("int32", {1, 1}, std::vector<std::int32_t>{std::int32_t(extent)}));
   }
@@ -436,7 +414,7 @@ bool heavy(const Plan& k) { return k.blocks == Blocks::tile_128 && k.kernel != "
 bool recipe_carrier(const Plan& k) { return k.kernel == "fp8_rowwise_2d_scale_and_cast"; }
 
 // The full suite: every recipe under every distribution, both dtypes, larger shapes.
-void add_full(Catalogue& cat, const Plan& k) {
+void add_full(Fp8Catalogue& cat, const Plan& k) {
   const InputSpec normal{Distribution::normal};
   const Problem& a = k.adversarial;
   const std::int64_t run = run_length(k, a);
@@ -466,7 +444,7 @@ void add_full(Catalogue& cat, const Plan& k) {
 //     constant blocks, specials in both dtypes, the amax ladder in both dtypes;
 //   other recipes: specials (dtype alternating), and the ladder on the recipe carriers.
 // The 128x128 kernels keep one small shape, specials and the ladder in bf16, constant blocks.
-void add_default(Catalogue& cat, const Plan& k) {
+void add_default(Fp8Catalogue& cat, const Plan& k) {
   const InputSpec normal{Distribution::normal};
   const bool light = heavy(k);
   const std::string_view def = k.recipes[0];
@@ -490,7 +468,7 @@ void add_default(Catalogue& cat, const Plan& k) {
   }
 }
 
-void add_plan(Catalogue& cat, const Plan& k, bool generic_misuse) {
+void add_plan(Fp8Catalogue& cat, const Plan& k, bool generic_misuse) {
   const bool full = cat.suite() == Suite::full;
   if (k.operand == Operand::scales) {
     for (const Problem& p : k.small) cat.add_random(k, "", p, InputSpec{Distribution::normal}, "float32");
@@ -654,7 +632,7 @@ std::vector<Plan> plans() {
 }  // namespace
 
 std::vector<CaseSpec> fp8_cases(Suite s) {
-  Catalogue cat(s);
+  Fp8Catalogue cat(s);
   // The shared misuse checks, once per adapter input path (both grouped operands share one).
   std::set<Operand> generic_done;
   for (const Plan& k : plans()) {

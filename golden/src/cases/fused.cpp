@@ -24,9 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "octet/cast.hpp"
-#include "octet/golden/inputs.hpp"
-#include "octet/golden/suite.hpp"
+#include "catalogue.hpp"
 #include "octet/kernels/swiglu_quant.hpp"
 
 namespace octet::golden {
@@ -39,41 +37,24 @@ constexpr std::string_view kBackward = "swiglu_quantize_backward";
 constexpr std::array<std::string_view, 3> kMxRecipes{"te_mxfp8", "torchao_mx_rceil", "nvidia_rceil_rcp_approx"};
 constexpr std::array<std::string_view, 3> kBlockRecipes{"te_blockwise", "te_blockwise_fp32", "deepgemm_ue8m0"};
 
-std::uint32_t fnv1a(const std::string& s) {
-  std::uint32_t h = 2166136261u;
-  for (const char c : s) h = (h ^ std::uint8_t(c)) * 16777619u;
-  return h;
-}
-
-// One case under construction: `<kernel>_<recipe>_<MxN>_<dist>_<n>`.
-struct Fused {
-  std::vector<CaseSpec> cases;
-  std::map<std::string, int> count;
-
+// The catalogue under construction: cases `<kernel>_<recipe>_<MxN>_<dist>_<n>`, each seeded from
+// its name.
+class FusedCatalogue : public Catalogue {
+ public:
+  // A case to fill in and push.
   CaseSpec start(std::string_view kernel, std::string_view recipe, std::int64_t m, std::int64_t two_h,
                  const std::string& dist) {
-    const std::string stem = std::string(kernel) + "_" + std::string(recipe) + "_" + std::to_string(m) + "x" +
-                             std::to_string(two_h) + "_" + dist;
     CaseSpec c;
-    c.name = stem + "_" + std::to_string(count[stem]++);
+    c.name = numbered(std::string(kernel) + "_" + std::string(recipe) + "_" + dims_label({m, two_h}) + "_" + dist);
     c.call.kernel = std::string(kernel);
     c.call.attrs.strings["recipe"] = std::string(recipe);
-    c.call.attrs.ints["seed"] = std::int64_t(fnv1a(c.name) & 0x7FFFFFFFu);
+    c.call.attrs.ints["seed"] = seed_from_name(c.name);
     c.call.attrs.int_arrays["shape"] = {m, two_h};
     return c;
   }
 };
 
 std::uint64_t seed_of(const CaseSpec& c) { return std::uint64_t(c.call.attrs.ints.at("seed")); }
-
-Tensor to_dtype(const std::vector<float>& v, std::vector<std::int64_t> shape, std::string_view dtype) {
-  if (dtype == "float32") return make_tensor("float32", std::move(shape), v);
-  std::vector<std::uint16_t> b(v.size());
-  cast(std::span<const float>(v), bf16_format, CastSpec{.overflow = Overflow::Ieee}, std::span<std::uint16_t>(b));
-  return make_tensor("bfloat16", std::move(shape), b);
-}
-
-std::string short_dtype(std::string_view dtype) { return dtype == "bfloat16" ? "bf16" : "fp32"; }
 
 // x (M, 2H) [and grad (M, H)] from one distribution; grad gets its own stream (seed + 1).
 void generated_inputs(CaseSpec& c, const InputSpec& spec, std::string_view dtype, std::int64_t m, std::int64_t h) {
@@ -158,23 +139,21 @@ void ladder_inputs(CaseSpec& c, std::string_view dtype, const std::vector<float>
       }
     }
   }
-  c.call.attrs.strings["distribution"] =
-      "swiglu_amax_ladder(targets=" + std::to_string(m) + ",anchors=2^e|1.9375*2^e|448*2^e,neighbours=1ulp)";
-  c.call.attrs.strings["dtype"] = std::string(dtype);
-  c.call.attrs.int_arrays["shape"] = {m, 2 * h};
-  c.call.inputs.emplace("x", to_dtype(x, {m, 2 * h}, dtype));
-  if (backward) c.call.inputs.emplace("grad", to_dtype(grad, {m, h}, dtype));
+  describe_input(c, "swiglu_amax_ladder(targets=" + std::to_string(m) + ",anchors=2^e|1.9375*2^e|448*2^e,neighbours=1ulp)",
+                 dtype, {m, 2 * h});
+  c.call.inputs.emplace("x", float_tensor(dtype, {m, 2 * h}, x));
+  if (backward) c.call.inputs.emplace("grad", float_tensor(dtype, {m, h}, grad));
 }
 
-void add_generated(Fused& f, std::string_view kernel, std::string_view recipe, InputSpec spec, std::string_view dtype,
+void add_generated(FusedCatalogue& f, std::string_view kernel, std::string_view recipe, InputSpec spec, std::string_view dtype,
                    std::int64_t m, std::int64_t h, const std::string& label) {
   CaseSpec c = f.start(kernel, recipe, m, 2 * h, label + "-" + short_dtype(dtype));
   spec.seed = seed_of(c);
   generated_inputs(c, spec, dtype, m, h);
-  f.cases.push_back(std::move(c));
+  f.push(std::move(c));
 }
 
-void add_kernel_cases(Fused& f, std::string_view kernel, Suite suite) {
+void add_kernel_cases(FusedCatalogue& f, std::string_view kernel, Suite suite) {
   const std::int64_t tokens = suite == Suite::full ? 512 : 32;
   const InputSpec normal{Distribution::normal}, wide{Distribution::normal, 0, 4.0};
   std::vector<std::string_view> all(kMxRecipes.begin(), kMxRecipes.end());
@@ -193,7 +172,7 @@ void add_kernel_cases(Fused& f, std::string_view kernel, Suite suite) {
       const std::vector<float> targets = ladder_targets(dtype);
       CaseSpec c = f.start(kernel, recipe, std::int64_t(targets.size()), 2 * block, "ladder-" + short_dtype(dtype));
       ladder_inputs(c, dtype, targets, block);
-      f.cases.push_back(std::move(c));
+      f.push(std::move(c));
     }
   }
   // Medium shapes (tokens x DeepSeek-V3 2048/16; a few rows x Llama4 8192/16), TE's recipes.
@@ -214,36 +193,36 @@ void add_kernel_cases(Fused& f, std::string_view kernel, Suite suite) {
       generated_inputs(c, InputSpec{Distribution::normal, seed_of(c), 2.0}, dtype, 8, 128);
       c.call.inputs.emplace("sigmoid", perturbed_sigmoid(c.call.inputs.at("x"), seed_of(c) + 2));
       c.call.attrs.strings["distribution"] += "; sigmoid: octet's +-1 ulp at random";
-      f.cases.push_back(std::move(c));
+      f.push(std::move(c));
     }
   }
   // e5m2 elements (TE current scaling's element variant, quantised 1x128 here).
   add_generated(f, kernel, "te_current_e5m2", wide, "bfloat16", 4, 128, "normal_x4");
 }
 
-void add_forward_probs(Fused& f) {
+void add_forward_probs(FusedCatalogue& f) {
   for (const std::string_view recipe : {"te_mxfp8", "te_blockwise"})
     for (const bool with_zero : {false, true}) {
       CaseSpec c = f.start(kForward, recipe, 8, 256, with_zero ? "probs_with_zero-bf16" : "probs-bf16");
       generated_inputs(c, InputSpec{Distribution::normal, seed_of(c), 2.0}, "bfloat16", 8, 128);
       c.call.inputs.emplace("probs", router_probs(seed_of(c) + 3, 8, with_zero));
       c.call.attrs.strings["distribution"] += "; probs: uniform (0, 1]" + std::string(with_zero ? ", every 7th row 0" : "");
-      f.cases.push_back(std::move(c));
+      f.push(std::move(c));
     }
 }
 
-void add_backward_fma(Fused& f) {
+void add_backward_fma(FusedCatalogue& f) {
   for (const std::string_view recipe : {"te_mxfp8", "te_blockwise"})
     for (const std::string_view dtype : {"bfloat16", "float32"}) {
       if (dtype == "float32" && recipe != "te_mxfp8") continue;
       CaseSpec c = f.start(kBackward, recipe, 8, 256, "dact_fma-" + short_dtype(dtype));
       generated_inputs(c, InputSpec{Distribution::normal, seed_of(c), 2.0}, dtype, 8, 128);
       c.call.attrs.ints["dact_fma"] = 1;
-      f.cases.push_back(std::move(c));
+      f.push(std::move(c));
     }
 }
 
-void add_misuse(Fused& f) {
+void add_misuse(FusedCatalogue& f) {
   struct Misuse {
     std::string_view kernel, recipe;
     std::string what;
@@ -269,9 +248,7 @@ void add_misuse(Fused& f) {
   for (const Misuse& u : list) {
     CaseSpec c = f.start(u.kernel, u.recipe, u.x_shape[0], u.x_shape.back(), "misuse_" + u.what);
     const InputSpec spec{Distribution::normal, seed_of(c)};
-    c.call.attrs.strings["distribution"] = describe(spec);
-    c.call.attrs.strings["dtype"] = u.x_dtype;
-    c.call.attrs.int_arrays["shape"] = u.x_shape;
+    describe_input(c, describe(spec), u.x_dtype, u.x_shape);
     c.call.inputs.emplace("x", generate_tensor(spec, u.x_shape, u.x_dtype));
     if (!u.grad_shape.empty()) c.call.inputs.emplace("grad", generate_tensor(spec, u.grad_shape, u.grad_dtype));
     if (!u.probs.empty()) c.call.inputs.emplace("probs", router_probs(seed_of(c), u.probs[0], false));
@@ -280,20 +257,20 @@ void add_misuse(Fused& f) {
                                                    std::vector<float>(std::size_t(u.sigmoid[0] * u.sigmoid[1]), 0.5f)));
     for (const auto& [k, v] : u.ints) c.call.attrs.ints[k] = v;
     c.expect_error = true;
-    f.cases.push_back(std::move(c));
+    f.push(std::move(c));
   }
 }
 
 }  // namespace
 
 std::vector<CaseSpec> fused_cases(Suite suite) {
-  Fused f;
+  FusedCatalogue f;
   add_kernel_cases(f, kForward, suite);
   add_kernel_cases(f, kBackward, suite);
   add_forward_probs(f);
   add_backward_fma(f);
   add_misuse(f);
-  return std::move(f.cases);
+  return f.take();
 }
 
 }  // namespace octet::golden

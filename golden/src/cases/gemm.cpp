@@ -12,17 +12,15 @@
 // Operands are generated values (inputs.hpp) quantised block by block with the recipe
 // (amax_update, scale_from_amax, quantize_element of scale.hpp): codes plus stored scales.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "../scale_io.hpp"
+#include "catalogue.hpp"
 #include "octet/format.hpp"
 #include "octet/gemm.hpp"
-#include "octet/golden/inputs.hpp"
-#include "octet/golden/suite.hpp"
-#include "octet/scale.hpp"
 
 namespace octet::golden {
 namespace {
@@ -120,18 +118,6 @@ Quantised quantise(const Recipe& r, const std::vector<float>& x, std::int64_t ro
   return q;
 }
 
-Tensor scale_tensor(const Recipe& r, std::vector<std::int64_t> shape, const std::vector<BlockScale>& scales) {
-  if (storage(r) == ScaleStorage::E8m0 || storage(r) == ScaleStorage::E4m3) {
-    std::vector<std::uint8_t> bytes;
-    for (const BlockScale& s : scales) bytes.push_back(std::uint8_t(s.stored));
-    return make_tensor(dtype_name(storage(r) == ScaleStorage::E8m0 ? FormatId::e8m0fnu : FormatId::e4m3fn),
-                       std::move(shape), bytes);
-  }
-  std::vector<float> words;
-  for (const BlockScale& s : scales) words.push_back(std::bit_cast<float>(s.stored));
-  return make_tensor("float32", std::move(shape), words);
-}
-
 // The NVFP4 per-tensor amax: NaN ignored and Inf clamped to FLT_MAX, so that a tensor with a
 // special value still gets a finite global scale.
 float abs_max(const std::vector<float>& x) {
@@ -185,15 +171,9 @@ void add_operand(CaseSpec& c, const std::string& name, const Recipe& r, const Sc
     scale_shape.insert(scale_shape.begin(), experts);
   }
   c.call.inputs.emplace(name, make_tensor(dtype_name(element_format(r)), shape, codes));
-  c.call.inputs.emplace("scale_" + name, scale_tensor(r, scale_shape, scales));
+  c.call.inputs.emplace("scale_" + name, stored_scale_tensor(r, scale_shape, scales));
   if (storage(r) == ScaleStorage::E4m3)
     c.call.inputs.emplace("global_decode_" + name, make_tensor("float32", {1}, std::vector<float>{1.0f / global_encode}));
-}
-
-std::string dims_text(const std::vector<std::int64_t>& d) {
-  std::string s;
-  for (const std::int64_t v : d) s += (s.empty() ? "" : "x") + std::to_string(v);
-  return s;
 }
 
 CaseSpec make_case(const GemmSpec& s) {
@@ -206,7 +186,7 @@ CaseSpec make_case(const GemmSpec& s) {
   const std::string label = s.label.empty() ? std::string(name(s.dist_a)) : s.label;
   c.name = std::string(s.model->kernel) + (s.model->tag.empty() ? "" : "_" + std::string(s.model->tag)) + "_" +
            std::string(ra.name) + "_" + std::string(s.g->name) + "_" + std::string(op_tag(s.op)) + "_" +
-           dims_text(dims) + "_" + (s.out_dtype == "float32" ? "fp32" : "bf16") + "_" + label + "_" +
+           dims_label(dims) + "_" + short_dtype(s.out_dtype) + "_" + label + "_" +
            std::to_string(s.seed);
   c.call.kernel = std::string(s.model->kernel);
   CaseAttributes& a = c.call.attrs;
@@ -246,10 +226,7 @@ CaseSpec make_case(const GemmSpec& s) {
       for (std::int64_t k = s.k / 2; k < s.k; ++k) xa_used[std::size_t(i * s.k + k)] = xa[std::size_t(i * s.k + k - s.k / 2)];
   add_operand(c, "a", ra, s.g->a, true, xa_used, 0, s.m, s.k, ka, false);
   add_operand(c, "b", rb, s.g->b, false, xb, experts, s.k, s.n, kb, s.cancel);
-  if (!s.offs.empty()) {
-    std::vector<std::int32_t> offs(s.offs.begin(), s.offs.end());
-    c.call.inputs.emplace("offs", make_tensor("int32", {std::int64_t(offs.size())}, offs));
-  }
+  if (!s.offs.empty()) c.call.inputs.emplace("offs", int_tensor("int32", s.offs));
   if (s.with_c) {
     const std::vector<std::int64_t> cshape =
         s.op == Op::grouped_2d2d ? std::vector<std::int64_t>{std::int64_t(s.offs.size()), s.m, s.n}
@@ -260,8 +237,9 @@ CaseSpec make_case(const GemmSpec& s) {
   return c;
 }
 
-// Group ends over `total` from random sizes (uniform_int), with group `empty` forced empty.
-std::vector<std::int64_t> random_offs(std::uint64_t seed, std::int64_t groups, std::int64_t total,
+// Group ends over `total` in multiples of `align`, proportional to random sizes 1..8
+// (uniform_int), with group `empty` forced empty.
+std::vector<std::int64_t> proportional_offs(std::uint64_t seed, std::int64_t groups, std::int64_t total,
                                       std::int64_t align, std::int64_t empty) {
   std::vector<std::int64_t> w(static_cast<std::size_t>(groups));
   std::int64_t sum = 0;
@@ -337,7 +315,7 @@ void add_medium(std::vector<CaseSpec>& out, Suite suite) {
     s.n = 32 * f;
     s.experts = 4;
     s.seed = 101;
-    s.offs = random_offs(s.seed, 4, s.m, 1, 2);
+    s.offs = proportional_offs(s.seed, 4, s.m, 1, 2);
     s.label = "dsv3_normal";
     out.push_back(make_case(s));
   }
@@ -351,7 +329,7 @@ void add_medium(std::vector<CaseSpec>& out, Suite suite) {
     s.n = 32 * f;
     s.experts = 4;
     s.seed = 102;
-    s.offs = random_offs(s.seed, 4, s.m, 16, -1);
+    s.offs = proportional_offs(s.seed, 4, s.m, 16, -1);
     s.label = "llama4_student_t";
     s.dist_a = Distribution::student_t;
     out.push_back(make_case(s));
@@ -365,7 +343,7 @@ void add_medium(std::vector<CaseSpec>& out, Suite suite) {
     s.k = 1024;
     s.n = 16 * f;
     s.seed = 103;
-    s.offs = random_offs(s.seed, 4, s.k, 128, 0);
+    s.offs = proportional_offs(s.seed, 4, s.k, 128, 0);
     s.label = "dsv3_wgrad_normal";
     out.push_back(make_case(s));
   }
@@ -475,9 +453,7 @@ void add_misuse(std::vector<CaseSpec>& out) {
     c.expect_error = true;
     return c;
   };
-  const auto set_offs = [](CaseSpec& c, std::vector<std::int32_t> offs) {
-    c.call.inputs["offs"] = make_tensor("int32", {std::int64_t(offs.size())}, offs);
-  };
+  const auto set_offs = [](CaseSpec& c, const Ints& offs) { c.call.inputs["offs"] = int_tensor("int32", offs); };
   {
     CaseSpec c = base(&kRowwise, Op::grouped_2d3d, "offs_not_monotonic");
     set_offs(c, {12, 4});

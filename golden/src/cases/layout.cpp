@@ -10,61 +10,17 @@
 // pow2 scale_inv, te_blockwise), at small, DeepSeek-V3 / Llama4-proportioned and adversarial
 // shapes (empty, single-row and all-token groups, experts without tokens, tokens routed nowhere,
 // unaligned widths, NaN/Inf payloads), plus misuse cases with their expected errors.
-// This file also defines the row quantiser the transpose catalogue shares (namespace case_io).
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "octet/golden/inputs.hpp"
-#include "octet/golden/suite.hpp"
+#include "catalogue.hpp"
 #include "octet/kernels/layout_pad_permute.hpp"
-#include "octet/scale.hpp"
 
 namespace octet::golden {
 
-namespace case_io {
-
-// Rows of `cols` values from `spec`, quantised in 1 x `block` runs along each row with recipe `r`
-// (the last run of a row may be partial): codes of the recipe's element dtype and one stored
-// scale per run (e8m0 bytes as float8_e8m0fnu, fp32 storage as float32).
-struct QuantisedRows {
-  Tensor q, scale;
-};
-
-QuantisedRows quantise_rows(const InputSpec& spec, std::int64_t rows, std::int64_t cols, const Recipe& r,
-                            std::int64_t block) {
-  const std::vector<float> x = generate_fp32(spec, rows * cols);
-  const std::int64_t runs = (cols + block - 1) / block;
-  std::vector<std::uint8_t> q(std::size_t(rows * cols));
-  std::vector<std::uint32_t> stored(std::size_t(rows * runs));
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < runs; ++j) {
-      const std::int64_t c0 = i * cols + j * block, c1 = i * cols + std::min(cols, (j + 1) * block);
-      float amax = amax_init(r);
-      for (std::int64_t c = c0; c < c1; ++c) amax = amax_update(r, amax, x[std::size_t(c)]);
-      const BlockScale s = scale_from_amax(r, amax);
-      stored[std::size_t(i * runs + j)] = s.stored;
-      for (std::int64_t c = c0; c < c1; ++c) q[std::size_t(c)] = std::uint8_t(quantize_element(r, s, x[std::size_t(c)]));
-    }
-  QuantisedRows out;
-  out.q = make_tensor(dtype_name(element_format(r)), {rows, cols}, q);
-  if (storage(r) == ScaleStorage::E8m0) {
-    out.scale = make_tensor("float8_e8m0fnu", {rows, runs}, std::vector<std::uint8_t>(stored.begin(), stored.end()));
-  } else {
-    std::vector<float> f(stored.size());
-    for (std::size_t k = 0; k < f.size(); ++k) f[k] = std::bit_cast<float>(stored[k]);
-    out.scale = make_tensor("float32", {rows, runs}, f);
-  }
-  return out;
-}
-
-}  // namespace case_io
-
 namespace {
-
-using Ints = std::vector<std::int64_t>;
 
 // The row forms of the family's data input.
 enum class Form { bf16, fp32, mxfp8, fp8blk };
@@ -84,22 +40,20 @@ Tensors rows_of(Form f, const InputSpec& spec, std::int64_t rows, std::int64_t c
     case Form::bf16: return {{"x", generate_tensor(spec, {rows, cols}, "bfloat16")}};
     case Form::fp32: return {{"x", generate_tensor(spec, {rows, cols}, "float32")}};
     case Form::mxfp8: {
-      case_io::QuantisedRows q = case_io::quantise_rows(spec, rows, cols, recipe("torchao_mx_rceil"), 32);
+      QuantisedRows q = quantise_rows(spec, rows, cols, recipe("torchao_mx_rceil"), 32);
       return {{"x", std::move(q.q)}, {"x_scale", std::move(q.scale)}};
     }
     case Form::fp8blk: {
-      case_io::QuantisedRows q = case_io::quantise_rows(spec, rows, cols, recipe("te_blockwise"), 128);
+      QuantisedRows q = quantise_rows(spec, rows, cols, recipe("te_blockwise"), 128);
       return {{"x", std::move(q.q)}, {"x_scale", std::move(q.scale)}};
     }
   }
   return {};
 }
 
-Tensor ints(const Ints& v, bool as_int32 = false) {
-  if (!as_int32) return make_tensor("int64", v);
-  return make_tensor("int32", std::vector<std::int32_t>(v.begin(), v.end()));
-}
-Tensor ints(std::int64_t rows, std::int64_t cols, const Ints& v) { return make_tensor("int64", {rows, cols}, v); }
+// Index lists and tables: int64, or int32 (torch's dtype for offsets) where `as_int32`.
+Tensor ints(const Ints& v, bool as_int32 = false) { return int_tensor(as_int32 ? "int32" : "int64", v); }
+Tensor ints(std::int64_t rows, std::int64_t cols, const Ints& v) { return int_tensor("int64", {rows, cols}, v); }
 
 // A kernel's output rows as a row-major tensor of `dtype` (the rows' element size).
 Tensor raw_tensor(const std::string& dtype, const RowsBuffer& b) {
@@ -108,16 +62,6 @@ Tensor raw_tensor(const std::string& dtype, const RowsBuffer& b) {
   t.shape = {b.rows, b.cols};
   t.bytes = b.bytes;
   return t;
-}
-
-// Inclusive ends of `groups` groups cut at sorted uniform points of [0, total]: empty groups
-// appear where two cuts coincide.
-Ints random_offs(std::uint64_t seed, std::int64_t groups, std::int64_t total) {
-  Ints cuts;
-  for (std::int64_t g = 0; g + 1 < groups; ++g) cuts.push_back(uniform_int(seed, std::uint64_t(g), total + 1));
-  std::sort(cuts.begin(), cuts.end());
-  cuts.push_back(total);
-  return cuts;
 }
 
 // A top-k routing of `tokens` tokens over `experts` experts: distinct experts per token, slot k
@@ -154,42 +98,31 @@ Ints random_permutation(std::uint64_t seed, std::int64_t n) {
   return p;
 }
 
-class Catalogue {
+// The family's catalogue: cases named <kernel>_<form>_<rows>x<cols>_<distribution>_<n>, misuse
+// cases <kernel>_<form>_<rows>x<cols>_misuse-<what>; the quantised forms name their input recipe.
+class FormCatalogue : public Catalogue {
  public:
-  // A case named <kernel>_<form>_<rows>x<cols>_<distribution>_<n>, with the family's attributes.
   CaseSpec& add(const std::string& kernel, Form f, std::int64_t rows, std::int64_t cols, const InputSpec& spec,
                 Tensors inputs) {
-    const std::string stem = kernel + "_" + tag(f) + "_" + std::to_string(rows) + "x" + std::to_string(cols) + "_" +
-                             std::string(name(spec.distribution));
-    CaseSpec c;
-    c.name = stem + "_" + std::to_string(count_[stem]++);
-    c.call.kernel = kernel;
-    c.call.inputs = std::move(inputs);
-    CaseAttributes& a = c.call.attrs;
-    a.strings["distribution"] = describe(spec);
-    if (const auto x = c.call.inputs.find("x"); x != c.call.inputs.end()) {
-      a.strings["dtype"] = x->second.dtype;
-      a.int_arrays["shape"] = x->second.shape;
-    }
-    if (f == Form::mxfp8) a.strings["input_recipe"] = "torchao_mx_rceil";
-    if (f == Form::fp8blk) a.strings["input_recipe"] = "te_blockwise";
-    a.ints["seed"] = std::int64_t(spec.seed);
-    cases_.push_back(std::move(c));
-    return cases_.back();
+    const std::string stem = form_stem(kernel, f, rows, cols) + "_" + std::string(name(spec.distribution));
+    return with_input_recipe(Catalogue::add(kernel, stem, spec, std::move(inputs)), f);
   }
-  // A misuse case: <kernel>_<form>_<rows>x<cols>_misuse-<what>, expected to be rejected.
   CaseSpec& misuse(const std::string& kernel, Form f, std::int64_t rows, std::int64_t cols, const std::string& what,
                    Tensors inputs) {
-    CaseSpec& c = add(kernel, f, rows, cols, InputSpec{Distribution::normal, 99}, std::move(inputs));
-    c.name = kernel + "_" + tag(f) + "_" + std::to_string(rows) + "x" + std::to_string(cols) + "_misuse-" + what;
-    c.expect_error = true;
-    return c;
+    const std::string case_name = form_stem(kernel, f, rows, cols) + "_misuse-" + what;
+    return with_input_recipe(Catalogue::misuse(kernel, case_name, InputSpec{Distribution::normal, 99}, std::move(inputs)),
+                             f);
   }
-  std::vector<CaseSpec> take() { return std::move(cases_); }
 
  private:
-  std::vector<CaseSpec> cases_;
-  std::map<std::string, int> count_;
+  static std::string form_stem(const std::string& kernel, Form f, std::int64_t rows, std::int64_t cols) {
+    return kernel + "_" + tag(f) + "_" + dims_label({rows, cols});
+  }
+  static CaseSpec& with_input_recipe(CaseSpec& c, Form f) {
+    if (f == Form::mxfp8) c.call.attrs.strings["input_recipe"] = "torchao_mx_rceil";
+    if (f == Form::fp8blk) c.call.attrs.strings["input_recipe"] = "te_blockwise";
+    return c;
+  }
 };
 
 InputSpec spec_of(Distribution d, std::uint64_t seed, double scale = 1.0) { return InputSpec{d, seed, scale, 32}; }
@@ -209,7 +142,7 @@ struct PadShape {
   bool int32_offs = false;
 };
 
-void pad_cases(Catalogue& cat, std::int64_t up) {
+void pad_cases(FormCatalogue& cat, std::int64_t up) {
   const std::vector<PadShape> shapes = {
       {Form::bf16, 8, 32, {3, 3, 8}, 4, Distribution::normal, true},          // hand-checkable, one empty group
       {Form::fp32, 10, 16, {0, 7, 9}, 8, Distribution::specials},             // rows past offs[-1], NaN/Inf rows
@@ -288,7 +221,7 @@ void pad_cases(Catalogue& cat, std::int64_t up) {
 
 // ---- gather / scatter -------------------------------------------------------------------------------
 
-void permute_cases(Catalogue& cat, std::int64_t up) {
+void permute_cases(FormCatalogue& cat, std::int64_t up) {
   struct Shape {
     Form form;
     std::int64_t rows, cols, n;  // n indices
@@ -355,7 +288,7 @@ void permute_cases(Catalogue& cat, std::int64_t up) {
 
 // ---- EP permute_and_pad -------------------------------------------------------------------------------
 
-void permute_and_pad_cases(Catalogue& cat, std::int64_t up) {
+void permute_and_pad_cases(FormCatalogue& cat, std::int64_t up) {
   struct Shape {
     Form form;
     std::int64_t cols, ep_degree, local_experts, alignment;
@@ -421,7 +354,7 @@ void poison_pad_rows(Tensor& x, const RowIdMap& map) {
       }
 }
 
-void fused_cases(Catalogue& cat, std::int64_t up) {
+void fused_cases(FormCatalogue& cat, std::int64_t up) {
   struct Shape {
     Form form;
     std::int64_t tokens, cols, experts, topk, alignment;
@@ -519,7 +452,7 @@ void fused_cases(Catalogue& cat, std::int64_t up) {
 
 std::vector<CaseSpec> layout_cases(Suite s) {
   const std::int64_t up = s == Suite::full ? 8 : 1;  // the full suite scales the token counts
-  Catalogue cat;
+  FormCatalogue cat;
   pad_cases(cat, up);
   permute_cases(cat, up);
   permute_and_pad_cases(cat, up);

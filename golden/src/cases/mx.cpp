@@ -25,10 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "octet/cast.hpp"
+#include "catalogue.hpp"
 #include "octet/format.hpp"
-#include "octet/golden/inputs.hpp"
-#include "octet/golden/suite.hpp"
 #include "octet/kernels/mx_quantize.hpp"
 #include "octet/kernels/mx_swizzle.hpp"
 
@@ -41,25 +39,9 @@ constexpr std::array<std::string_view, 9> kMxRecipes{
 // The recipes of the dequantisation round trips: torchao's default, TE's, and torchao's FLOOR.
 constexpr std::array<std::string_view, 3> kRoundTripRecipes{"torchao_mx_rceil", "te_mxfp8", "torchao_mx_floor"};
 
-std::string shape_label(const std::vector<std::int64_t>& shape) {
-  std::string s;
-  for (const std::int64_t d : shape) {
-    if (!s.empty()) s += 'x';
-    s += std::to_string(d);
-  }
-  return s;
-}
-
-// 32-bit FNV-1a of a case's stem: a seed that does not move when cases are added elsewhere.
-std::int64_t seed_of(const std::string& s) {
-  std::uint32_t h = 2166136261u;
-  for (const char c : s) h = (h ^ std::uint8_t(c)) * 16777619u;
-  return std::int64_t(h & 0x7FFFFFFFu);
-}
-
 // The catalogue under construction: names `<kernel>[_<recipe>]_<shape>_<dist>_<n>`, n counting
-// the cases of one stem.
-class Catalogue {
+// the cases of one stem; a case's seed derives from its stem and n.
+class MxCatalogue : public Catalogue {
  public:
   // A case with its stem; `seed` is the stem's seed (call before generating the inputs).
   struct Draft {
@@ -74,42 +56,20 @@ class Catalogue {
     d.stem = label.empty() ? kernel : label;
     for (const std::string_view part : {recipe, std::string_view(shape), std::string_view(dist)})
       if (!part.empty()) d.stem.append("_").append(part);
-    d.seed = seed_of(d.stem + "#" + std::to_string(count_[d.stem]));
+    d.seed = seed_from_name(d.stem + "#" + std::to_string(next_index(d.stem)));
     d.spec.call.kernel = kernel;
     if (!recipe.empty()) d.spec.call.attrs.strings["recipe"] = std::string(recipe);
     d.spec.call.attrs.ints["seed"] = d.seed;
     return d;
   }
   void add(Draft d, bool expect_error = false) {
-    d.spec.name = d.stem + "_" + std::to_string(count_[d.stem]++);
+    d.spec.name = numbered(d.stem);
     d.spec.expect_error = expect_error;
-    cases_.push_back(std::move(d.spec));
+    push(std::move(d.spec));
   }
-  std::vector<CaseSpec> take() { return std::move(cases_); }
-
- private:
-  std::map<std::string, int> count_;
-  std::vector<CaseSpec> cases_;
 };
 
-void describe_input(CaseSpec& c, const std::string& distribution, std::string_view dtype,
-                    const std::vector<std::int64_t>& shape) {
-  c.call.attrs.strings["distribution"] = distribution;
-  c.call.attrs.strings["dtype"] = std::string(dtype);
-  c.call.attrs.int_arrays["shape"] = shape;
-}
-
-std::string short_dtype(std::string_view dtype) { return dtype == "bfloat16" ? "bf16" : "fp32"; }
-
 // ---- inputs ---------------------------------------------------------------------------------------
-
-// fp32 values -> a float32 or bfloat16 (RNE) tensor.
-Tensor float_tensor(const std::vector<float>& v, std::vector<std::int64_t> shape, std::string_view dtype) {
-  if (dtype == "float32") return make_tensor("float32", std::move(shape), v);
-  std::vector<std::uint16_t> b(v.size());
-  cast(std::span<const float>(v), bf16_format, CastSpec{.overflow = Overflow::Ieee}, std::span<std::uint16_t>(b));
-  return make_tensor("bfloat16", std::move(shape), b);
-}
 
 // The ladder's targets for inputs of `dtype`: each anchor·2^e (when exact in the dtype) with its
 // neighbours one dtype ulp below and above, ascending, positive and finite. `short_list`: only
@@ -222,9 +182,9 @@ std::vector<QuantKernel> quant_kernels() {
 }
 
 // One quantiser case on x; `seed`: the seed x was generated with, when not the case's own.
-void add_quant(Catalogue& cat, const QuantKernel& k, std::string_view recipe, const std::string& dist_label,
+void add_quant(MxCatalogue& cat, const QuantKernel& k, std::string_view recipe, const std::string& dist_label,
                const std::string& distribution, std::string_view dtype, Tensor x, std::int64_t seed = -1) {
-  Catalogue::Draft d = cat.draft(k.kernel, recipe, shape_label(x.shape), dist_label, k.label);
+  MxCatalogue::Draft d = cat.draft(k.kernel, recipe, dims_label(x.shape), dist_label, k.label);
   describe_input(d.spec, distribution, dtype, x.shape);
   if (seed >= 0) d.spec.call.attrs.ints["seed"] = seed;
   for (const auto& [key, v] : k.ints) d.spec.call.attrs.ints[key] = v;
@@ -235,13 +195,13 @@ void add_quant(Catalogue& cat, const QuantKernel& k, std::string_view recipe, co
 
 // One quantiser case on a generated x of `shape` ((M, K), or (E, N, K) for the 3D kernel), seeded
 // with the case's own seed.
-void add_generated(Catalogue& cat, const QuantKernel& k, std::string_view recipe, InputSpec spec, std::string_view dtype,
+void add_generated(MxCatalogue& cat, const QuantKernel& k, std::string_view recipe, InputSpec spec, std::string_view dtype,
                    std::vector<std::int64_t> shape, const std::string& dist_label) {
   const std::int64_t cols = shape.back();
   // zero / constant runs along the blocks: one block for 1x32, 32 whole rows for 32x1 and 32x32.
   if (spec.distribution == Distribution::zero_blocks || spec.distribution == Distribution::constant_blocks)
     spec.block = k.rows_blocked ? 32 * cols : 32;
-  spec.seed = std::uint64_t(cat.draft(k.kernel, recipe, shape_label(shape), dist_label, k.label).seed);
+  spec.seed = std::uint64_t(cat.draft(k.kernel, recipe, dims_label(shape), dist_label, k.label).seed);
   Tensor x = generate_tensor(spec, shape, dtype);
   add_quant(cat, k, recipe, dist_label, describe(spec), dtype, std::move(x));
 }
@@ -264,7 +224,7 @@ Shapes shapes_of(const QuantKernel& k, std::int64_t tokens) {
   return {{{1, 32, 32}}, {{tokens / 16, 32, 128}}, {{2, 32, 0}}, {1, 32, 64}};
 }
 
-void add_quantizer_cases(Catalogue& cat, Suite suite) {
+void add_quantizer_cases(MxCatalogue& cat, Suite suite) {
   const std::int64_t tokens = suite == Suite::full ? 512 : 32;
   const InputSpec normal{Distribution::normal}, outliers{Distribution::outliers};
   for (const QuantKernel& k : quant_kernels()) {
@@ -283,12 +243,12 @@ void add_quantizer_cases(Catalogue& cat, Suite suite) {
       for (const std::string_view dtype : {"bfloat16", "float32"}) {
         if (dtype == "float32" && k.kernel != "mx_quantize_dim0") continue;
         const std::vector<float> targets = ladder_targets(dtype, per_tile);
-        const std::int64_t seed = seed_of(k.label + std::string(recipe) + std::string(dtype));
+        const std::int64_t seed = seed_from_name(k.label + std::string(recipe) + std::string(dtype));
         const Ladder l = amax_ladder(targets, per_tile, std::uint64_t(seed));
         std::vector<std::int64_t> shape{l.rows, l.cols};
         if (k.three_d) shape = {l.rows / 32, 32, l.cols};
         add_quant(cat, k, recipe, (per_tile ? "ladder_tile-" : "ladder-") + short_dtype(dtype),
-                  ladder_description(l, per_tile), dtype, float_tensor(l.values, shape, dtype), seed);
+                  ladder_description(l, per_tile), dtype, float_tensor(dtype, shape, l.values), seed);
       }
     }
     // Small hand-checkable inputs, torchao's default recipe.
@@ -322,10 +282,10 @@ void add_quantizer_cases(Catalogue& cat, Suite suite) {
 // ---- dequantisation, blocked scales, swizzles ----------------------------------------------------
 
 // `seed`: what q and scale were generated from.
-void add_dequant(Catalogue& cat, std::string_view recipe, const std::string& out_dtype, const std::string& dist_label,
+void add_dequant(MxCatalogue& cat, std::string_view recipe, const std::string& out_dtype, const std::string& dist_label,
                  const std::string& distribution, std::uint64_t seed, Tensor q, Tensor scale, bool expect_error = false) {
-  Catalogue::Draft d = cat.draft("mx_dequantize_dim0", recipe, shape_label(q.shape),
-                                 dist_label + "-" + (out_dtype == "float16" ? "fp16" : short_dtype(out_dtype)));
+  MxCatalogue::Draft d = cat.draft("mx_dequantize_dim0", recipe, dims_label(q.shape),
+                                 dist_label + "-" + short_dtype(out_dtype));
   describe_input(d.spec, distribution, q.dtype, q.shape);
   d.spec.call.attrs.ints["seed"] = std::int64_t(seed);
   d.spec.call.attrs.strings["out_dtype"] = out_dtype;
@@ -334,7 +294,7 @@ void add_dequant(Catalogue& cat, std::string_view recipe, const std::string& out
   cat.add(std::move(d), expect_error);
 }
 
-void add_dequantizer_cases(Catalogue& cat, Suite suite) {
+void add_dequantizer_cases(MxCatalogue& cat, Suite suite) {
   const std::int64_t rows = suite == Suite::full ? 64 : 8;
   // Every element code under every scale byte (0 and 255 included): random bytes; fp32 outputs
   // for the three distinct decodings of byte 0 and 255 (torchao main, v0.18, OCP).
@@ -343,7 +303,7 @@ void add_dequantizer_cases(Catalogue& cat, Suite suite) {
     for (const std::string out : {"bfloat16", "float32"}) {
       if (out == "float32" && recipe != "torchao_mx_rceil" && recipe != "torchao_mx_rceil_v018" && recipe != "ocp_mx")
         continue;
-      const std::uint64_t seed = std::uint64_t(seed_of(std::string(recipe) + out));
+      const std::uint64_t seed = std::uint64_t(seed_from_name(std::string(recipe) + out));
       add_dequant(cat, recipe, out, "random_codes", std::string(kUniformBytes), seed,
                   make_tensor(element, {rows, 64}, random_bytes(seed, rows * 64)),
                   make_tensor("float8_e8m0fnu", {rows, 2}, random_bytes(seed + 1, rows * 2)));
@@ -351,7 +311,7 @@ void add_dequantizer_cases(Catalogue& cat, Suite suite) {
   }
   // The round trip of realistic data: x (N(0,1) with outliers) quantised by mx_quantize_dim0.
   for (const std::string_view recipe : kRoundTripRecipes) {
-    const std::uint64_t seed = std::uint64_t(seed_of(std::string(recipe) + "roundtrip"));
+    const std::uint64_t seed = std::uint64_t(seed_from_name(std::string(recipe) + "roundtrip"));
     const InputSpec spec{Distribution::outliers, seed};
     const std::vector<std::uint16_t> x = generate_bf16(spec, 32 * 128);
     const MxOutput2D q = mx_quantize_dim0(octet::recipe(recipe), view2d(x, 32, 128));
@@ -364,7 +324,7 @@ void add_dequantizer_cases(Catalogue& cat, Suite suite) {
   }
 }
 
-void add_blocked_scales_cases(Catalogue& cat) {
+void add_blocked_scales_cases(MxCatalogue& cat) {
   struct Shape {
     std::vector<std::int64_t> shape;
     std::string block;
@@ -376,7 +336,7 @@ void add_blocked_scales_cases(Catalogue& cat) {
   for (const std::string_view recipe : {"torchao_mx_rceil", "te_mxfp8"})
     for (std::size_t i = 0; i < (recipe == "te_mxfp8" ? 3 : shapes.size()); ++i) {
       const Shape& s = shapes[i];
-      Catalogue::Draft d = cat.draft("mx_blocked_scales", recipe, shape_label(s.shape), "log_uniform-bf16",
+      MxCatalogue::Draft d = cat.draft("mx_blocked_scales", recipe, dims_label(s.shape), "log_uniform-bf16",
                                      "mx_blocked_scales_" + s.block);
       const InputSpec spec{Distribution::log_uniform, std::uint64_t(d.seed), 1.0};
       describe_input(d.spec, describe(spec), "bfloat16", s.shape);
@@ -387,9 +347,9 @@ void add_blocked_scales_cases(Catalogue& cat) {
 }
 
 // A swizzle case on random scale bytes of `shape` (plus extra inputs and attributes).
-Catalogue::Draft swizzle_draft(Catalogue& cat, const std::string& kernel, const std::vector<std::int64_t>& shape,
+MxCatalogue::Draft swizzle_draft(MxCatalogue& cat, const std::string& kernel, const std::vector<std::int64_t>& shape,
                                const std::string& dist_label) {
-  Catalogue::Draft d = cat.draft(kernel, "", shape_label(shape), dist_label);
+  MxCatalogue::Draft d = cat.draft(kernel, "", dims_label(shape), dist_label);
   std::int64_t n = 1;
   for (const std::int64_t x : shape) n *= x;
   describe_input(d.spec, std::string(kUniformBytes), "float8_e8m0fnu", shape);
@@ -397,30 +357,13 @@ Catalogue::Draft swizzle_draft(Catalogue& cat, const std::string& kernel, const 
   return d;
 }
 
-Tensor offs_tensor(const std::vector<std::int64_t>& offs, bool int32) {
-  if (!int32) return make_tensor("int64", offs);
-  return make_tensor("int32", std::vector<std::int32_t>(offs.begin(), offs.end()));
-}
-
-// Random group ends over `total` in units of `unit`: G groups, some empty, the last ending at
-// total - tail.
-std::vector<std::int64_t> random_offs(std::uint64_t seed, std::int64_t groups, std::int64_t total, std::int64_t unit,
-                                      std::int64_t tail = 0) {
-  std::vector<std::int64_t> cuts;
-  const std::int64_t units = (total - tail) / unit;
-  for (std::int64_t g = 0; g + 1 < groups; ++g) cuts.push_back(uniform_int(seed, std::uint64_t(g), units + 1) * unit);
-  std::sort(cuts.begin(), cuts.end());
-  cuts.push_back(total - tail);
-  return cuts;
-}
-
-void add_swizzle_cases(Catalogue& cat, Suite suite) {
+void add_swizzle_cases(MxCatalogue& cat, Suite suite) {
   const std::int64_t tokens = suite == Suite::full ? 4096 : 256;
   for (const std::vector<std::int64_t>& s : std::vector<std::vector<std::int64_t>>{
            {1, 1}, {130, 5}, {300, 7}, {0, 4}, {tokens, 14}}) {
     cat.add(swizzle_draft(cat, "to_blocked", s, "random"));
     // from_blocked of a random Hp·Wp buffer (padding bytes are random too: they must be dropped).
-    Catalogue::Draft d = cat.draft("from_blocked", "", shape_label(s), "random");
+    MxCatalogue::Draft d = cat.draft("from_blocked", "", dims_label(s), "random");
     const std::int64_t n = blocked_rows(s[0]) * blocked_cols(s[1]);
     describe_input(d.spec, std::string(kUniformBytes), "float8_e8m0fnu", {n});
     d.spec.call.attrs.ints["rows"] = s[0];
@@ -440,8 +383,8 @@ void add_swizzle_cases(Catalogue& cat, Suite suite) {
                                {{tokens, 14}, random_offs(11, 16, tokens, 1), "random16"},
                                {{tokens, 10}, random_offs(12, 4, tokens, 1, 37), "random4_tail"}};
   for (std::size_t i = 0; i < m_cases.size(); ++i) {
-    Catalogue::Draft d = swizzle_draft(cat, "to_blocked_m_groups", m_cases[i].shape, m_cases[i].label);
-    d.spec.call.inputs.emplace("offs", offs_tensor(m_cases[i].offs, i % 2 == 0));
+    MxCatalogue::Draft d = swizzle_draft(cat, "to_blocked_m_groups", m_cases[i].shape, m_cases[i].label);
+    d.spec.call.inputs.emplace("offs", int_tensor(i % 2 == 0 ? "int32" : "int64", m_cases[i].offs));
     cat.add(std::move(d));
   }
   // K groups: token ends over M = 32·Mb, each group a multiple of 32.
@@ -450,8 +393,8 @@ void add_swizzle_cases(Catalogue& cat, Suite suite) {
                                {{256, tokens / 32}, random_offs(13, 16, tokens, 32), "random16"},
                                {{100, 12}, random_offs(14, 4, 384, 32, 64), "random4_tail"}};
   for (std::size_t i = 0; i < k_cases.size(); ++i) {
-    Catalogue::Draft d = swizzle_draft(cat, "to_blocked_k_groups", k_cases[i].shape, k_cases[i].label);
-    d.spec.call.inputs.emplace("offs", offs_tensor(k_cases[i].offs, i % 2 == 1));
+    MxCatalogue::Draft d = swizzle_draft(cat, "to_blocked_k_groups", k_cases[i].shape, k_cases[i].label);
+    d.spec.call.inputs.emplace("offs", int_tensor(i % 2 == 1 ? "int32" : "int64", k_cases[i].offs));
     cat.add(std::move(d));
   }
   for (const std::vector<std::int64_t>& s :
@@ -461,11 +404,11 @@ void add_swizzle_cases(Catalogue& cat, Suite suite) {
 
 // ---- misuse ---------------------------------------------------------------------------------------
 
-void add_misuse_cases(Catalogue& cat) {
+void add_misuse_cases(MxCatalogue& cat) {
   const InputSpec normal{Distribution::normal, 7};
   const auto quant = [&](const std::string& kernel, std::string_view recipe, const std::string& what, Tensor x,
                          std::map<std::string, std::int64_t> ints = {}, std::map<std::string, std::string> strings = {}) {
-    Catalogue::Draft d = cat.draft(kernel, recipe, shape_label(x.shape), "misuse_" + what);
+    MxCatalogue::Draft d = cat.draft(kernel, recipe, dims_label(x.shape), "misuse_" + what);
     const bool generated = x.dtype == "bfloat16" || x.dtype == "float32";
     describe_input(d.spec, generated ? describe(normal) : "constant", x.dtype, x.shape);
     d.spec.call.attrs.ints["seed"] = 7;
@@ -516,7 +459,7 @@ void add_misuse_cases(Catalogue& cat) {
 
   const auto swizzle = [&](const std::string& kernel, Tensor scale, const std::string& what, Tensors extra = {},
                            std::map<std::string, std::int64_t> ints = {}) {
-    Catalogue::Draft d = cat.draft(kernel, "", shape_label(scale.shape), "misuse_" + what);
+    MxCatalogue::Draft d = cat.draft(kernel, "", dims_label(scale.shape), "misuse_" + what);
     describe_input(d.spec, std::string(kUniformBytes), scale.dtype, scale.shape);
     d.spec.call.attrs.ints["seed"] = 5;
     for (const auto& [k, v] : ints) d.spec.call.attrs.ints[k] = v;
@@ -529,25 +472,25 @@ void add_misuse_cases(Catalogue& cat) {
   swizzle("from_blocked", bytes("float8_e8m0fnu", {512}), "size_mismatch", {}, {{"rows", 130}, {"cols", 5}});
   swizzle("from_blocked", bytes("float8_e8m0fnu", {512}), "missing_rows", {}, {{"cols", 4}});
   swizzle("to_blocked_m_groups", bytes("float8_e8m0fnu", {64, 4}), "offs_not_monotonic",
-          {{"offs", offs_tensor({32, 16, 64}, true)}});
+          {{"offs", int_tensor("int32", {32, 16, 64})}});
   swizzle("to_blocked_m_groups", bytes("float8_e8m0fnu", {64, 4}), "offs_beyond_rows",
-          {{"offs", offs_tensor({32, 65}, false)}});
+          {{"offs", int_tensor("int64", {32, 65})}});
   swizzle("to_blocked_m_groups", bytes("float8_e8m0fnu", {64, 4}), "offs_float32",
           {{"offs", make_tensor("float32", std::vector<float>{32.0f, 64.0f})}});
   swizzle("to_blocked_m_groups", bytes("float8_e8m0fnu", {64, 4}), "missing_offs");
   swizzle("to_blocked_k_groups", bytes("float8_e8m0fnu", {64, 4}), "group_not_multiple_of_32",
-          {{"offs", offs_tensor({32, 80, 128}, true)}});
+          {{"offs", int_tensor("int32", {32, 80, 128})}});
   swizzle("to_blocked_k_groups", bytes("float8_e8m0fnu", {64, 4}), "offs_beyond_columns",
-          {{"offs", offs_tensor({64, 160}, false)}});
+          {{"offs", int_tensor("int64", {64, 160})}});
   swizzle("to_blocked_k_groups", bytes("float8_e8m0fnu", {64, 4}), "offs_not_monotonic",
-          {{"offs", offs_tensor({64, 32}, false)}});
+          {{"offs", int_tensor("int64", {64, 32})}});
   swizzle("to_blocked_per_group_3d", bytes("float8_e8m0fnu", {4, 4}), "rank2");
 }
 
 }  // namespace
 
 std::vector<CaseSpec> mx_cases(Suite suite) {
-  Catalogue cat;
+  MxCatalogue cat;
   add_quantizer_cases(cat, suite);
   add_dequantizer_cases(cat, suite);
   add_blocked_scales_cases(cat);

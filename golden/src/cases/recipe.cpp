@@ -19,8 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "octet/golden/inputs.hpp"
-#include "octet/golden/suite.hpp"
+#include "catalogue.hpp"
 #include "octet/scale.hpp"
 
 namespace octet::golden {
@@ -107,10 +106,6 @@ CaseSpec make_case(std::string name, std::string_view kernel, const Recipe& r) {
   return c;
 }
 
-std::string shape_text(std::int64_t rows, std::int64_t cols) {
-  return std::to_string(rows) + "x" + std::to_string(cols);
-}
-
 void add_recipe_cases(std::vector<CaseSpec>& out, const Recipe& r, Suite suite) {
   const std::string rn(r.name);
   {  // scale_from_amax on the contract inputs
@@ -118,10 +113,8 @@ void add_recipe_cases(std::vector<CaseSpec>& out, const Recipe& r, Suite suite) 
     const std::int64_t n = std::int64_t(amax.size());
     CaseSpec c = make_case("recipe_scale_from_amax_" + rn + "_" + std::to_string(n) + "_contract_0",
                            "recipe_scale_from_amax", r);
-    c.call.attrs.strings["distribution"] = "contract(0,subnormals,pow2+-ulp,max_pos*2^k+-ulp,eps+-ulp,FLT_MAX,Inf,NaN)";
-    c.call.attrs.strings["dtype"] = "float32";
+    describe_input(c, "contract(0,subnormals,pow2+-ulp,max_pos*2^k+-ulp,eps+-ulp,FLT_MAX,Inf,NaN)", "float32", {n});
     c.call.attrs.ints["seed"] = 0;
-    c.call.attrs.int_arrays["shape"] = {n};
     c.call.inputs.emplace("amax", make_tensor("float32", {n}, amax));
     out.push_back(std::move(c));
   }
@@ -133,13 +126,11 @@ void add_recipe_cases(std::vector<CaseSpec>& out, const Recipe& r, Suite suite) 
       const std::vector<float> v = contract_row(amax[std::size_t(row)], block, row);
       x.insert(x.end(), v.begin(), v.end());
     }
-    CaseSpec c = make_case("recipe_quantize_blocks_" + rn + "_" + shape_text(rows, block) + "_contract_0",
+    CaseSpec c = make_case("recipe_quantize_blocks_" + rn + "_" + dims_label({rows, block}) + "_contract_0",
                            "recipe_quantize_blocks", r);
-    c.call.attrs.strings["distribution"] = "contract(amax special per row, fixed fractions of it)";
-    c.call.attrs.strings["dtype"] = "float32";
+    describe_input(c, "contract(amax special per row, fixed fractions of it)", "float32", {rows, block});
     c.call.attrs.ints["seed"] = 0;
     c.call.attrs.ints["block"] = block;
-    c.call.attrs.int_arrays["shape"] = {rows, block};
     c.call.inputs.emplace("x", make_tensor("float32", {rows, block}, x));
     out.push_back(std::move(c));
   }
@@ -159,13 +150,11 @@ void add_recipe_cases(std::vector<CaseSpec>& out, const Recipe& r, Suite suite) 
                  "-" + std::to_string(std::int64_t(seed - 1) * rows_per - 1) + ": " + describe(spec);
   }
   const std::int64_t rows = std::int64_t(std::size(dists)) * rows_per;
-  CaseSpec c = make_case("recipe_quantize_blocks_" + rn + "_" + shape_text(rows, block) + "_mixed_1",
+  CaseSpec c = make_case("recipe_quantize_blocks_" + rn + "_" + dims_label({rows, block}) + "_mixed_1",
                          "recipe_quantize_blocks", r);
-  c.call.attrs.strings["distribution"] = described;
-  c.call.attrs.strings["dtype"] = "bfloat16";
+  describe_input(c, described, "bfloat16", {rows, block});
   c.call.attrs.ints["seed"] = 1;
   c.call.attrs.ints["block"] = block;
-  c.call.attrs.int_arrays["shape"] = {rows, block};
   c.call.inputs.emplace("x", make_tensor("bfloat16", {rows, block}, x));
   out.push_back(std::move(c));
 }

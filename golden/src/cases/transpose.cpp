@@ -10,43 +10,21 @@
 // corner cases (a)-(d) of the header: scale exponents spread over the whole [2^-127, 2^127] range
 // inside one tile (large shifts k), pad rows (scale_inv +0) with zero and non-zero codes,
 // subnormal, ±0 and NaN codes, partial tile rows and columns, empty and one-row groups.
-#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "octet/golden/inputs.hpp"
-#include "octet/golden/suite.hpp"
+#include "catalogue.hpp"
 #include "octet/scale.hpp"
 
 namespace octet::golden {
 
-namespace case_io {  // defined in cases/layout.cpp
-struct QuantisedRows {
-  Tensor q, scale;
-};
-QuantisedRows quantise_rows(const InputSpec& spec, std::int64_t rows, std::int64_t cols, const Recipe& r,
-                            std::int64_t block);
-}  // namespace case_io
-
 namespace {
-
-using Ints = std::vector<std::int64_t>;
 
 constexpr const char* kVariants[] = {"fp8flow_transpose_published", "fp8flow_transpose_ideal",
                                      "fp8flow_transpose_naive"};
-
-// Sorted-cut group ends, as in the layout catalogue: empty groups where cuts coincide.
-Ints random_offs(std::uint64_t seed, std::int64_t groups, std::int64_t total) {
-  Ints cuts;
-  for (std::int64_t g = 0; g + 1 < groups; ++g) cuts.push_back(uniform_int(seed, std::uint64_t(g), total + 1));
-  std::sort(cuts.begin(), cuts.end());
-  cuts.push_back(total);
-  return cuts;
-}
 
 // How an adversarial problem rewrites the quantised rows.
 enum class Corner : std::uint8_t {
@@ -72,7 +50,7 @@ struct Problem {
 // corner rewrite. Scales outside the kernel's domain (+0 or pow2 in [2^-127, 2^127]) never occur:
 // te_blockwise stores pow2 scale_inv, 1 for all-zero or non-finite blocks.
 Tensors problem_inputs(const Problem& p, const InputSpec& spec) {
-  case_io::QuantisedRows qr = case_io::quantise_rows(spec, p.rows, p.cols, recipe("te_blockwise"), 128);
+  QuantisedRows qr = quantise_rows(spec, p.rows, p.cols, recipe("te_blockwise"), 128);
   std::vector<std::uint8_t> q = values_of<std::uint8_t>(qr.q);
   std::vector<float> si = values_of<float>(qr.scale);
   const std::int64_t cb = qr.scale.shape[1];
@@ -104,8 +82,7 @@ Tensors problem_inputs(const Problem& p, const InputSpec& spec) {
   Tensors in;
   in["q"] = make_tensor("float8_e4m3fn", {p.rows, p.cols}, q);
   in["scale_inv"] = make_tensor("float32", {p.rows, cb}, si);
-  if (p.int64_offs) in["offs"] = make_tensor("int64", p.offs);
-  else in["offs"] = make_tensor("int32", std::vector<std::int32_t>(p.offs.begin(), p.offs.end()));
+  in["offs"] = int_tensor(p.int64_offs ? "int64" : "int32", p.offs);
   return in;
 }
 
@@ -127,8 +104,7 @@ std::vector<CaseSpec> transpose_cases(Suite s) {
       {140, 136, {140}, Distribution::log_uniform, Corner::special_codes},           // corners (a)-(c)
       {64, 128, {64}, Distribution::specials},                                       // NaN/Inf before quantisation
   };
-  std::vector<CaseSpec> cases;
-  std::map<std::string, int> count;
+  Catalogue cat;
   std::uint64_t seed = 600;
   for (const Problem& p : problems) {
     const InputSpec spec{p.dist, seed++, 1.0, 32};
@@ -136,20 +112,11 @@ std::vector<CaseSpec> transpose_cases(Suite s) {
     for (const char* kernel : kVariants) {
       std::string dist(name(p.dist));
       if (p.corner != Corner::none) dist += "-" + std::string(corner_name(p.corner));
-      const std::string stem = std::string(kernel) + "_te_blockwise_" + std::to_string(p.rows) + "x" +
-                               std::to_string(p.cols) + "_" + dist;
-      CaseSpec c;
-      c.name = stem + "_" + std::to_string(count[stem]++);
-      c.call.kernel = kernel;
-      c.call.inputs = in;
-      CaseAttributes& a = c.call.attrs;
-      a.strings["input_recipe"] = "te_blockwise";
-      a.strings["distribution"] = describe(spec);
-      if (p.corner != Corner::none) a.strings["corner"] = std::string(corner_name(p.corner));
-      a.strings["dtype"] = "float8_e4m3fn";
-      a.int_arrays["shape"] = {p.rows, p.cols};
-      a.ints["seed"] = std::int64_t(spec.seed);
-      cases.push_back(std::move(c));
+      const std::string stem = std::string(kernel) + "_te_blockwise_" + dims_label({p.rows, p.cols}) + "_" + dist;
+      CaseSpec& c = cat.add(kernel, stem, spec, in);
+      describe_input(c, describe(spec), "float8_e4m3fn", {p.rows, p.cols});
+      c.call.attrs.strings["input_recipe"] = "te_blockwise";
+      if (p.corner != Corner::none) c.call.attrs.strings["corner"] = std::string(corner_name(p.corner));
     }
   }
 
@@ -173,9 +140,9 @@ std::vector<CaseSpec> transpose_cases(Suite s) {
   Tensors no_offs = good;
   no_offs.erase("offs");
   const std::vector<Misuse> misuses = {
-      {"offs-end-below-rows", with("offs", make_tensor("int32", std::vector<std::int32_t>{1, 3}))},
-      {"offs-empty", with("offs", make_tensor("int32", std::vector<std::int32_t>{}))},
-      {"offs-nonmonotonic", with("offs", make_tensor("int32", std::vector<std::int32_t>{3, 1, 4}))},
+      {"offs-end-below-rows", with("offs", int_tensor("int32", {1, 3}))},
+      {"offs-empty", with("offs", int_tensor("int32", {}))},
+      {"offs-nonmonotonic", with("offs", int_tensor("int32", {3, 1, 4}))},
       {"offs-beyond-int32", with("offs", make_tensor("int64", Ints{std::int64_t(1) << 31}))},
       {"offs-missing", no_offs},
       {"scale-inv-cols", with("scale_inv", make_tensor("float32", {4, 2}, std::vector<float>(8, 1.0f)))},
@@ -188,17 +155,10 @@ std::vector<CaseSpec> transpose_cases(Suite s) {
   };
   for (std::size_t i = 0; i < misuses.size(); ++i) {
     const Misuse& m = misuses[i];
-    const char* kernel = kVariants[i % std::size(kVariants)];
-    CaseSpec c;
-    c.name = std::string(kernel) + "_te_blockwise_4x32_misuse-" + m.what;
-    c.call.kernel = kernel;
-    c.call.inputs = m.inputs;
-    c.call.attrs.strings["distribution"] = describe(spec);
-    c.call.attrs.ints["seed"] = std::int64_t(spec.seed);
-    c.expect_error = true;
-    cases.push_back(std::move(c));
+    const std::string kernel = kVariants[i % std::size(kVariants)];
+    cat.misuse(kernel, kernel + "_te_blockwise_4x32_misuse-" + m.what, spec, m.inputs);
   }
-  return cases;
+  return cat.take();
 }
 
 }  // namespace octet::golden

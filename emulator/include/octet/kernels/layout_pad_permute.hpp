@@ -215,9 +215,25 @@ struct CombineSpec {
   bool fused_multiply_add = false;  // acc = fma(x, p, acc) instead of acc + fl32(x·p)
 };
 
+// The NaN a CUDA fp32 add, multiply or fma returns for every NaN result, whatever the operands'
+// signs and payloads (PTX ISA: "canonical NaN"), and what cvt.rn.bf16.f32 makes of it. The
+// combine's peer (TE's Triton `_unpermute_kernel`) sums on the GPU, so its NaN sums carry exactly
+// these bits; a host sum's NaN sign and payload instead depend on the CPU and the compiler's
+// operand order. canonical_nan_sum gives every NaN sum the GPU's bits.
+inline constexpr std::uint32_t kCudaCanonicalNanFp32 = 0x7FFFFFFFu;
+inline constexpr std::uint16_t kCudaCanonicalNanBf16 = 0x7FFFu;
+inline float canonical_nan_sum(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, 4);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) std::memcpy(&v, &kCudaCanonicalNanFp32, 4);
+  return v;
+}
+
 // Unpermute + unpad (combine): out (T, D) of `type` (bf16 or fp32), where for each token
 // acc_fp32 = +0 + Σ_routes float(permuted[row_t_k])·merging_prob_t_k (merging probs empty: the
 // unweighted sum), rounded once to the output type (bf16: octet's RNE converter, IEEE overflow).
+// A NaN sum is written as the CUDA canonical NaN: fp32 0x7FFFFFFF, bf16 0x7FFF (see above), for
+// any NaN input, Inf·0 or Inf - Inf, so the bytes do not depend on the host.
 // Pad rows are never read; a token with no route gets +0.
 RowsBuffer fused_unpermute_unpad(RowsView permuted, InputType type, const RowIdMap& map,
                                  std::span<const float> merging_prob_t_k, CombineSpec spec = {});

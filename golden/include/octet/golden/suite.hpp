@@ -58,7 +58,8 @@ struct ComputedCase {
   std::vector<std::pair<std::string, Tensor>> datasets;  // inputs first, then outputs
 };
 // Runs one case. A case with expect_error must throw KernelInputError (its message is stored);
-// any other case must not (std::logic_error names the case otherwise).
+// any other case's KernelInputError propagates, and so does a KernelInputError saying that a
+// misuse case was accepted. write_cases names the case in the error.
 ComputedCase compute_case(const CaseSpec& c, const Provenance& p);
 
 // Computes `cases` (in parallel: the bytes do not depend on the thread count) and writes them to

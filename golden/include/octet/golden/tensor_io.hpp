@@ -62,6 +62,21 @@ const std::string& expect_dtype(const Tensor& t, const std::string& name, std::i
 // Integer list input (offs, splits, indices, ...): int32 or int64, rank 1, widened to int64.
 std::vector<std::int64_t> int_list(const Tensors& inputs, const std::string& name);
 
+// Integer matrix input (routing tables, split matrices, row maps): int32 or int64, rank 2,
+// widened to int64.
+struct IntMatrix {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int64_t> values;  // row-major
+};
+IntMatrix int_matrix(const Tensors& inputs, const std::string& name);
+
+// The converse of int_list / int_matrix: int64 values stored as `dtype` "int32" (every value must
+// fit; the peers' torch offsets are int32) or "int64", row-major of `shape` (1-D: its length).
+Tensor int_tensor(std::string_view dtype, std::vector<std::int64_t> shape, const std::vector<std::int64_t>& values);
+inline Tensor int_tensor(std::string_view dtype, const std::vector<std::int64_t>& values) {
+  return int_tensor(dtype, {std::int64_t(values.size())}, values);
+}
+
 // A floating input of dtype bfloat16 or float32 and rank `rank` (2 or 3), kept as stored bits:
 // bf16 as uint16, fp32 as float. `type` tells which.
 struct FloatInput {

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// sm90_bf16_fp8_per_group_quant.cu — FP8 rowwise quantisation with one scale per (group, row) or
+// (group, column), groups given by offs (the MoE wgrad operands).
+// Peer:     pytorch/ao torchao/prototype/moe_training/kernels/jagged_float8_scales.py::
+//           triton_fp8_per_group_rowwise_scales, triton_fp8_per_group_colwise_scales (default
+//           recipe torchao_fp8_rowwise_pow2), without the peer bugs K1/K2 (fp8_per_group.hpp).
+// Equals:   octet::fp8_per_group_rowwise_scales / fp8_per_group_colwise_scales
+//           (emulator/src/kernels/fp8_per_group.cpp), bytes of codes and scales, 0x00 for the
+//           elements past offs[-1], the scale of an empty group written.
+// Kernels:  rowwise: row_segments_kernel, segments (row m, group g) plus one zero-fill segment per
+//           row for the columns past offs[-1]; 8 lanes per segment (four 128-byte runs per warp
+//           instruction) with 2 chunks per lane cached and four segments per lane group in flight,
+//           or for groups of >= 1024 columns on average a warp per segment with 10 chunks per lane
+//           cached.
+//           colwise: column_tiles_kernel, one item per (group, 64-column tile), 32 row lanes x 8
+//           column chunks per CTA; up to 256 rows (bf16) of a group are read once, larger groups
+//           twice (the second read mostly from L2). Codes transposed through shared memory.
+//           With groups of more than 2048 rows on average (G = 1 at K = 16640) each group is
+//           split into ~256-row parts: a key pass (atomicMax of integer keys into a G*N workspace)
+//           then a cast pass, each over (G+1)*S*tiles items; the input is read twice.
+// Bytes:    K_total*N*sizeof(in) read, the same count of codes + 4*G*(rows or cols) written.
+#include "quant.hpp"
+#include "sm90_quant_common.cuh"
+
+namespace octet::cuda {
+namespace {
+
+// Average group size (rows) above which the colwise kernel splits groups over several CTAs.
+constexpr std::int64_t kSplitRows = 2048;
+
+__device__ __forceinline__ std::int64_t group_begin(const std::int64_t* offs, std::int64_t g) {
+  return g == 0 ? 0 : offs[g - 1];
+}
+
+// Rowwise: G + 1 segments per row, the last one the zero-filled columns [offs[G-1], K).
+struct GroupRowMap {
+  std::int64_t M, K, G;
+  const std::int64_t* offs;
+  __device__ quant::Segment operator()(std::int64_t id) const {
+    const std::int64_t m = id / (G + 1), g = id % (G + 1);
+    const std::int64_t begin = group_begin(offs, g), end = g < G ? offs[g] : K;
+    return {m * K + begin, end - begin, g * M + m, g == G};
+  }
+};
+
+// Colwise: G + 1 row ranges, the last one the zero-filled rows [offs[G-1], K).
+struct GroupColMap {
+  std::int64_t K, N, G;
+  const std::int64_t* offs;
+  __device__ quant::RowRange range(std::int64_t g) const {
+    return {group_begin(offs, g), g < G ? offs[g] : K, g == G};
+  }
+  __device__ std::int64_t scale_index(std::int64_t g, std::int64_t n) const { return g * N + n; }
+  __device__ std::int64_t out_offset(std::int64_t k, std::int64_t n) const { return n * K + k; }
+};
+
+// Colwise with large groups: every range (group or tail) split into S parts of about
+// size / S rows; the scale block stays the group (key and scale index g*N + n).
+struct GroupPartMap {
+  std::int64_t K, N, G, S;
+  const std::int64_t* offs;
+  __device__ quant::RowRange range(std::int64_t id) const {
+    const std::int64_t g = id / S, s = id % S;
+    const std::int64_t begin = group_begin(offs, g), size = (g < G ? offs[g] : K) - begin;
+    const std::int64_t part = (size + S - 1) / S;
+    const std::int64_t lo = s * part, hi = lo + part;
+    const std::int64_t r0 = begin + (lo < size ? lo : size), r1 = begin + (hi < size ? hi : size);
+    return {r0, r1, g == G, s == 0};
+  }
+  __device__ std::int64_t key_index(std::int64_t id, std::int64_t n) const { return (id / S) * N + n; }
+  __device__ std::int64_t scale_index(std::int64_t id, std::int64_t n) const { return key_index(id, n); }
+  __device__ std::int64_t out_offset(std::int64_t k, std::int64_t n) const { return n * K + k; }
+};
+
+void require_groups(std::int64_t G, const std::int64_t* offs) {
+  require(G >= 0, "offs: negative group count " + std::to_string(G));
+  require(G == 0 || offs != nullptr, "offs: null device pointer for " + std::to_string(G) + " groups");
+}
+
+}  // namespace
+
+void fp8_per_group_rowwise_scales(SourceType src, const void* x, std::int64_t M, std::int64_t K,
+                                  const std::int64_t* offs, std::int64_t G, const Recipe& r, std::uint8_t* q,
+                                  std::uint32_t* scales, cudaStream_t stream) {
+  require(M >= 0 && K >= 0, "x_m_k: negative shape (" + std::to_string(M) + ", " + std::to_string(K) + ")");
+  require_groups(G, offs);
+  const GroupRowMap map{M, K, G, offs};
+  if (G > 0 && K / G >= 1024)
+    quant::launch_row_segments<32, 40>(src, x, q, scales, false, r, map, M * (G + 1), stream);
+  else
+    quant::launch_row_segments<8, 8, 4>(src, x, q, scales, false, r, map, M * (G + 1), stream);
+}
+
+void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K, std::int64_t N,
+                                  const std::int64_t* offs, std::int64_t G, const Recipe& r, std::uint8_t* q,
+                                  std::uint32_t* scales, cudaStream_t stream) {
+  require(K >= 0 && N >= 0, "x_k_n: negative shape (" + std::to_string(K) + ", " + std::to_string(N) + ")");
+  require_groups(G, offs);
+  if (G == 0 || K / G <= kSplitRows) {
+    // Groups of up to 256 rows are read once (registers), larger ones (up to kSplitRows on
+    // average) once from HBM and again from L2 for the cast.
+    quant::launch_column_tiles<64, 1, 32>(src, x, N, q, scales, false, K % 8 == 0, r, GroupColMap{K, N, G, offs},
+                                              G + 1, stream);
+    return;
+  }
+  // Large groups: few (group, tile) items would leave SMs idle; split each group into S parts of
+  // about 256 rows, reduce the keys of all parts into a workspace, then cast. Reads the input twice.
+  const std::int64_t S = (K / G + 255) / 256;
+  const GroupPartMap map{K, N, G, S, offs};
+  std::uint32_t* keys = nullptr;
+  const std::size_t key_bytes = std::size_t(G * N) * sizeof(std::uint32_t);
+  if (key_bytes == 0) return;
+  OCTET_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&keys), key_bytes, stream));
+  OCTET_CUDA_CHECK(cudaMemsetAsync(keys, 0, key_bytes, stream));
+  quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Store>(src, x, N, q, scales, false, K % 8 == 0, r, map,
+                                                                   (G + 1) * S, stream, keys);
+  quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Load>(src, x, N, q, scales, false, K % 8 == 0, r, map,
+                                                                  (G + 1) * S, stream, keys);
+  OCTET_CUDA_CHECK(cudaFreeAsync(keys, stream));
+}
+
+}  // namespace octet::cuda

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// sm90_bf16_swiglu_fp8.hpp — host API of the fused SwiGLU + rowwise quantisation on device
+// pointers (sm90_bf16_swiglu_fp8.cu): octet::swiglu_quantize_forward / swiglu_quantize_backward
+// (emulator/include/octet/kernels/swiglu_quant.hpp, reference/kernels.md §9).
+//
+// x (M, 2H) = [a | g] row-major contiguous, bf16 bits or fp32; grad (M, H) likewise (backward).
+// H must be a multiple of the recipe's block (32 for e8m0 recipes, 128 for fp32-scale recipes;
+// octet::swiglu_block_size). Outputs, row-major: y (M, N) in the input dtype (the values that were
+// quantised; N = H forward, 2H backward = [d_a | d_g]), q (M, N) element codes, and the block
+// scales (M, N/block): e8m0 bytes for block 32, fp32 bits (4 bytes) for block 128. probs_m (M,)
+// or nullptr; sigmoid_m_h (M, H) recorded sigmoid values or nullptr (then octet's expf_octet).
+// Shape and recipe errors throw std::invalid_argument before any launch. Asynchronous on `stream`.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "octet/scale.hpp"
+#include "octet/tensor.hpp"
+
+namespace octet::cuda {
+
+struct SwigluDeviceOutputs {
+  void* y = nullptr;       // (M, N) input dtype
+  std::uint8_t* q = nullptr;  // (M, N) codes
+  void* scales = nullptr;  // (M, N/block): uint8 (block 32) or uint32 fp32 bits (block 128)
+};
+
+void swiglu_quantize_forward(InputType type, const void* x_m_2h, std::int64_t rows, std::int64_t h,
+                             const Recipe& recipe, const float* probs_m, const float* sigmoid_m_h,
+                             const SwigluDeviceOutputs& out, cudaStream_t stream = nullptr);
+
+void swiglu_quantize_backward(InputType type, const void* grad_m_h, const void* x_m_2h, std::int64_t rows,
+                              std::int64_t h, const Recipe& recipe, bool dact_fma, const float* sigmoid_m_h,
+                              const SwigluDeviceOutputs& out, cudaStream_t stream = nullptr);
+
+// The device table the bf16 kernels read instead of evaluating the sigmoid per element: 2^16 fp32
+// values, entry b = octet::swiglu_sigmoid(the bf16 value with bits b), filled on the device with the
+// same function on first use per device (that first call synchronises `stream`).
+const float* swiglu_bf16_sigmoid_table(cudaStream_t stream = nullptr);
+
+}  // namespace octet::cuda

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// sm90_e8m0_scale_swizzle.cu — the blocked ("swizzled") MX scale layouts on the GPU.
+// Reference: octet::to_blocked / from_blocked / to_blocked_{m_groups,k_groups,per_group_3d}
+//            (emulator/src/kernels/mx_swizzle.cpp), reference/kernels.md §5.
+// Peer:      torchao mx_formats/utils.py::to_blocked with its Triton `_dest_indices_for_block`,
+//            moe_training/kernels/mxfp8/quant.py::triton_mx_block_rearrange_{2d_M_groups,
+//            2d_K_groups,per_group_3d}; cuBLAS "1D block scaling factors layout".
+//
+// One 128x4 tile of the padded scale matrix is 512 contiguous output bytes; inside it, row r and
+// column c sit at (r%32)·16 + (r/32)·4 + c. So the 16 output bytes at tile offset rr·16 are the
+// 4-byte column runs of rows rr, rr+32, rr+64, rr+96: every thread writes one such 16-byte chunk
+// (one 16-byte store) from four 4-byte loads. A warp covers one tile; a block of 256 threads
+// covers 8 neighbouring tiles, which read the same 32-byte sector of each of their 128 rows, so
+// every input sector comes from DRAM once (the other warps hit L1/L2). The variants differ only
+// in which source tile feeds output tile t (a TileSource functor); a chunk past every group is 0.
+//
+// Launch: ⌈bytes/16⌉ threads, 256 per block, one chunk each. The grouped forms scan their group
+// sizes inside the same launch (every block into shared memory; block 0 also writes the starts
+// out), so they cost one launch like the plain form. Bytes moved: rows·cols read, the blocked
+// size written (from_blocked: the reverse).
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "octet/kernels/mx_swizzle.hpp"
+#include "sm90_e8m0_scale_swizzle.hpp"
+#include "sm90_layout_device.hpp"
+
+namespace octet::cuda {
+namespace {
+
+using layout_detail::blocks_for;
+using layout_detail::check_launch;
+using layout_detail::group_begin;
+using layout_detail::kThreads;
+
+constexpr std::int64_t kChunkBytes = 16;
+
+// ----------------------------------------------------------------------------
+// Source tiles
+
+// The 128x4 source region of an output tile: rows [row0, row0 + 128) ∩ [., row_end), columns
+// [col0, col0 + 4) ∩ [., col_end); base == nullptr: an all-zero tile.
+struct TileSource {
+  const std::uint8_t* base = nullptr;
+  std::int64_t row_stride = 0;
+  std::int64_t row0 = 0, row_end = 0, col0 = 0, col_end = 0;
+};
+
+// Plain (and per expert of the 3D form): tile t = rb·ncb + cb of a (rows, cols) matrix.
+struct PlainTiles {
+  const std::uint8_t* base;
+  std::int64_t rows, cols, row_stride, ncb;
+  std::int64_t tiles_per_matrix, matrix_stride;  // 3D: experts back to back
+  __device__ TileSource operator()(std::int64_t t) const {
+    const std::int64_t e = t / tiles_per_matrix, lt = t % tiles_per_matrix;
+    const std::int64_t rb = lt / ncb, cb = lt % ncb;
+    return {base + e * matrix_stride, row_stride, rb * kScaleTileRows, rows, cb * kScaleTileCols, cols};
+  }
+};
+
+// First g in [0, n) with ends[g] > x, or n (plain loads: ends may be in shared memory).
+__device__ inline std::int64_t first_above(const std::int64_t* ends, std::int64_t n, std::int64_t x) {
+  std::int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) / 2;
+    if (ends[mid] > x) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// The grouped tile maps read their padded group starts through `starts`: the global array of a
+// separate scan launch, or the block's shared copy when the kernel scans the groups itself.
+
+// M-groups: output row block ob = t / ncb belongs to the group g with R_g <= 128·ob < R_{g+1}.
+struct MGroupTiles {
+  const std::uint8_t* base;
+  std::int64_t cols, row_stride, ncb;
+  const std::int64_t* offs;    // (G,)
+  const std::int64_t* starts;  // (G + 1,) R_g, global or shared
+  std::int64_t groups;
+  __device__ TileSource operator()(std::int64_t t) const {
+    const std::int64_t out_row = (t / ncb) * kScaleTileRows, cb = t % ncb;
+    if (out_row >= starts[groups]) return {};
+    const std::int64_t g = first_above(starts + 1, groups, out_row);
+    const std::int64_t first = group_begin(offs, g) + (out_row - starts[g]);
+    return {base, row_stride, first, __ldg(offs + g), cb * kScaleTileCols, cols};
+  }
+};
+
+// K-groups: group g's region holds nrb·ncb_g tiles from tile C_g/4·nrb on, (rb, cb) at rb·ncb_g + cb.
+struct KGroupTiles {
+  const std::uint8_t* base;
+  std::int64_t rows, row_stride, nrb;
+  const std::int64_t* offs;    // (G,) over scale columns
+  const std::int64_t* starts;  // (G + 1,) C_g, global or shared
+  std::int64_t groups;
+  __device__ TileSource operator()(std::int64_t t) const {
+    const std::int64_t tile_col = t / nrb;  // t < C/4·nrb  <=>  t / nrb < C/4
+    if (tile_col * kScaleTileCols >= starts[groups]) return {};
+    const std::int64_t g = first_above(starts + 1, groups, tile_col * kScaleTileCols);
+    const std::int64_t c_g = starts[g], ncb_g = (starts[g + 1] - c_g) / kScaleTileCols;
+    const std::int64_t lt = t - c_g / kScaleTileCols * nrb;
+    const std::int64_t rb = lt / ncb_g, cb = lt % ncb_g;
+    return {base, row_stride, rb * kScaleTileRows, rows, group_begin(offs, g) + cb * kScaleTileCols, __ldg(offs + g)};
+  }
+};
+
+// ----------------------------------------------------------------------------
+// GPU kernels
+
+// The 4 scales of row r in the tile's columns, little-endian in one word; 0 past the edges.
+__device__ inline std::uint32_t load_run(const TileSource& s, std::int64_t r) {
+  if (s.base == nullptr || r >= s.row_end) return 0;
+  const std::uint8_t* p = s.base + r * s.row_stride + s.col0;
+  if (s.col0 + 4 <= s.col_end && (reinterpret_cast<std::uintptr_t>(p) & 3u) == 0)
+    return __ldg(reinterpret_cast<const std::uint32_t*>(p));
+  std::uint32_t w = 0;
+  for (int c = 0; c < 4; ++c)
+    if (s.col0 + c < s.col_end) w |= std::uint32_t(__ldg(p + c)) << (8 * c);
+  return w;
+}
+
+// The 16-byte output chunk of this thread.
+template <class Tiles>
+__device__ void blocked_chunk(const Tiles& tiles, std::int64_t out_bytes, std::uint8_t* out) {
+  const std::int64_t flat = (std::int64_t(blockIdx.x) * kThreads + threadIdx.x) * kChunkBytes;
+  if (flat >= out_bytes) return;
+  const TileSource src = tiles(flat / kScaleTileBytes);
+  const std::int64_t rr = (flat % kScaleTileBytes) / kChunkBytes;
+  std::uint32_t w[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) w[j] = load_run(src, src.row0 + rr + 32 * j);
+  if (flat + kChunkBytes <= out_bytes) {
+    *reinterpret_cast<uint4*>(out + flat) = make_uint4(w[0], w[1], w[2], w[3]);
+  } else {  // the last chunk of an M-group buffer whose size is not a multiple of 16
+#pragma unroll
+    for (int b = 0; b < 16; ++b)  // unrolled: w stays in registers
+      if (flat + b < out_bytes) out[flat + b] = std::uint8_t(w[b / 4] >> (8 * (b % 4)));
+  }
+}
+
+template <class Tiles>
+__global__ void __launch_bounds__(kThreads) to_blocked_kernel(Tiles tiles, std::int64_t out_bytes, std::uint8_t* out) {
+  blocked_chunk(tiles, out_bytes, out);
+}
+
+// Grouped forms in one launch: every block first scans the G group sizes into shared memory (the
+// scan is a few hundred bytes of L2 reads, cheaper than a second launch on a kernel of a few us),
+// block 0 also stores the starts for the caller, then each thread writes its chunk.
+constexpr std::int64_t kFusedScanGroups = 1024;  // (G + 1) int64 in shared memory: 8 KB
+template <class Tiles>
+__global__ void __launch_bounds__(kThreads) to_blocked_grouped_kernel(Tiles tiles, std::int64_t alignment,
+                                                                      std::int64_t out_bytes, std::uint8_t* out,
+                                                                      std::int64_t* group_starts) {
+  __shared__ std::int64_t starts[kFusedScanGroups + 1];
+  layout_detail::padded_scan_offs(tiles.offs, tiles.groups, alignment, starts);
+  __syncthreads();
+  if (blockIdx.x == 0)
+    for (std::int64_t g = threadIdx.x; g <= tiles.groups; g += kThreads) group_starts[g] = starts[g];
+  tiles.starts = starts;
+  blocked_chunk(tiles, out_bytes, out);
+}
+
+// One thread per 4 columns of an output row: the 4 scales are contiguous in the blocked buffer.
+__global__ void __launch_bounds__(kThreads) from_blocked_kernel(const std::uint8_t* __restrict__ blocked, std::int64_t rows,
+                                                                std::int64_t cols, std::uint8_t* __restrict__ out) {
+  const std::int64_t runs = (cols + 3) / 4, ncb = runs;
+  const std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= rows * runs) return;
+  const std::int64_t r = i / runs, c = (i % runs) * 4;
+  const std::uint32_t w = __ldg(reinterpret_cast<const std::uint32_t*>(blocked + blocked_offset(r, c, ncb)));
+  std::uint8_t* dst = out + r * cols + c;
+  if (cols % 4 == 0) {
+    *reinterpret_cast<std::uint32_t*>(dst) = w;
+  } else {
+    for (std::int64_t k = 0; k < 4 && c + k < cols; ++k) dst[k] = std::uint8_t(w >> (8 * k));
+  }
+}
+
+// ----------------------------------------------------------------------------
+// kernel launcher
+
+void check_matrix(const ScaleMatrix& s, const char* what) {
+  if (s.rows < 0 || s.cols < 0)
+    throw std::invalid_argument(std::string(what) + ": negative shape (" + std::to_string(s.rows) + ", " +
+                                std::to_string(s.cols) + ")");
+  if (s.rows * s.cols != 0 && s.data == nullptr) throw std::invalid_argument(std::string(what) + ": null data for a non-empty matrix");
+  if (s.rows > 1 && s.row_stride < s.cols)
+    throw std::invalid_argument(std::string(what) + ": row_stride " + std::to_string(s.row_stride) + " < cols " +
+                                std::to_string(s.cols));
+}
+
+template <class Tiles>
+void launch(const Tiles& tiles, std::int64_t out_bytes, std::uint8_t* out, cudaStream_t stream) {
+  if (out_bytes == 0) return;
+  to_blocked_kernel<<<blocks_for((out_bytes + kChunkBytes - 1) / kChunkBytes, kThreads), kThreads, 0, stream>>>(
+      tiles, out_bytes, out);
+  check_launch();
+}
+
+// Grouped launch: the fused scan when the starts fit in shared memory, else scan then copy.
+template <class Tiles>
+void launch_grouped(Tiles tiles, std::int64_t alignment, std::int64_t out_bytes, std::uint8_t* out,
+                    std::int64_t* group_starts, cudaStream_t stream) {
+  if (tiles.groups > kFusedScanGroups) {
+    layout_detail::padded_group_starts(tiles.offs, tiles.groups, alignment, group_starts, stream);
+    tiles.starts = group_starts;
+    launch(tiles, out_bytes, out, stream);
+    return;
+  }
+  const std::int64_t chunks = (out_bytes + kChunkBytes - 1) / kChunkBytes;
+  // One block even when the output is empty: it still writes the group starts.
+  to_blocked_grouped_kernel<<<blocks_for(chunks, kThreads), kThreads, 0, stream>>>(tiles, alignment, out_bytes, out,
+                                                                                  group_starts);
+  check_launch();
+}
+
+}  // namespace
+
+void to_blocked(ScaleMatrix s, std::uint8_t* out, cudaStream_t stream) {
+  check_matrix(s, "scales");
+  const std::int64_t hp = blocked_rows(s.rows), wp = blocked_cols(s.cols);
+  const std::int64_t ncb = wp / kScaleTileCols, tiles = hp / kScaleTileRows * ncb;
+  launch(PlainTiles{s.data, s.rows, s.cols, s.row_stride, ncb, tiles > 0 ? tiles : 1, 0}, hp * wp, out, stream);
+}
+
+void to_blocked_per_group_3d(const std::uint8_t* s, std::int64_t experts, std::int64_t rows, std::int64_t cols,
+                             std::uint8_t* out, cudaStream_t stream) {
+  if (experts < 0 || rows < 0 || cols < 0)
+    throw std::invalid_argument("scales: negative shape (" + std::to_string(experts) + ", " + std::to_string(rows) +
+                                ", " + std::to_string(cols) + ")");
+  if (experts * rows * cols != 0 && s == nullptr) throw std::invalid_argument("scales: null data for a non-empty tensor");
+  const std::int64_t hp = blocked_rows(rows), wp = blocked_cols(cols);
+  const std::int64_t ncb = wp / kScaleTileCols, tiles = hp / kScaleTileRows * ncb;
+  launch(PlainTiles{s, rows, cols, cols, ncb, tiles > 0 ? tiles : 1, rows * cols}, experts * hp * wp, out, stream);
+}
+
+void from_blocked(const std::uint8_t* blocked, std::int64_t rows, std::int64_t cols, std::uint8_t* out,
+                  cudaStream_t stream) {
+  if (rows < 0 || cols < 0)
+    throw std::invalid_argument("from_blocked: negative shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  const std::int64_t items = rows * ((cols + 3) / 4);
+  if (items == 0) return;
+  from_blocked_kernel<<<blocks_for(items, kThreads), kThreads, 0, stream>>>(blocked, rows, cols, out);
+  check_launch();
+}
+
+void to_blocked_m_groups(ScaleMatrix s, const std::int64_t* offs, std::int64_t groups, std::uint8_t* out,
+                         std::int64_t* group_starts, cudaStream_t stream) {
+  check_matrix(s, "scales");
+  if (groups < 0) throw std::invalid_argument("offs: negative group count");
+  const std::int64_t wp = blocked_cols(s.cols), ncb = wp / kScaleTileCols;
+  launch_grouped(MGroupTiles{s.data, s.cols, s.row_stride, ncb, offs, nullptr, groups}, kScaleTileRows,
+                 (s.rows + kScaleTileRows * groups) * wp, out, group_starts, stream);
+}
+
+void to_blocked_k_groups(ScaleMatrix s, const std::int64_t* scale_offs, std::int64_t groups, std::uint8_t* out,
+                         std::int64_t* group_starts, cudaStream_t stream) {
+  check_matrix(s, "scales");
+  if (groups < 0) throw std::invalid_argument("scale_offs: negative group count");
+  const std::int64_t np = blocked_rows(s.rows), nrb = np / kScaleTileRows;
+  launch_grouped(KGroupTiles{s.data, s.rows, s.row_stride, nrb, scale_offs, nullptr, groups}, kScaleTileCols,
+                 np * (s.cols + kScaleTileCols * groups), out, group_starts, stream);
+}
+
+}  // namespace octet::cuda

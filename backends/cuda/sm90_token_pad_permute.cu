@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// sm90_token_pad_permute.cu — token-group padding, index permutation and the TE fused
+// permute+pad / unpermute+unpad on the GPU, rows with their scale rows, bit for bit.
+// Reference: octet::pad_token_groups, unpad_token_groups, permute_tokens, unpermute_tokens,
+//            make_row_id_map, fused_permute_pad, fused_unpermute_unpad
+//            (emulator/src/kernels/layout_pad_permute.cpp), reference/kernels.md §6, §7.
+// Peers:     torchao moe_training/kernels/mxfp8/quant.py::torch_{pad,unpad}_token_groups (and the
+//            CUDA fused_pad_token_groups_cuda), ep/permute.py (gather / _triton_permute_bwd),
+//            TransformerEngine PR #1921 common/triton/permutation.py::_permute_kernel /
+//            _unpermute_kernel with pad_offsets.
+//
+// Structure: every copying kernel is one gather, dst row i <- src row src_of(i) (< 0: a zero row).
+// pad / unpad find src_of(i) inside the gather (binary search over the padded starts / group
+// ends, L1-resident), so they are one scan launch plus the gather; the others read a map built by
+// a small index kernel: the indices (identity), their inverse (scatter of i into map[idx[i]]), or
+// the row map of the routing. The gather runs one warp per destination row, 16-byte loads and
+// stores when the row bytes and pointers allow (4-byte, then 1-byte otherwise), four vectors in
+// flight per lane. The combine (fused_unpermute_unpad) runs one block per token, its width picked
+// so that the row's 16-byte runs split evenly (kCombineVecs runs per thread, the loads of
+// kRoutesInFlight routes in flight together): the token's routes in summation order go to
+// shared memory once, then each thread accumulates 8 (bf16) or 4 (fp32) columns per run over
+// the routes in fp32 — __fmul_rn then __fadd_rn, or __fmaf_rn for the fma variant, the
+// emulator's two arithmetics — and rounds once (bf16: cvt.rn for finite sums, octet::encode_bits for Inf; NaN sums: the CUDA
+// canonical NaN, octet::kCudaCanonicalNanFp32 / Bf16). No atomics anywhere: every output byte has
+// one writer. The routing row map (make_row_id_map) is four launches: fill, per-expert counts,
+// one block of scans, per-expert row assignment (2048 tokens per block-scan round).
+//
+// Bytes moved: gather = rows read (copied rows only) + all rows written + index arrays;
+// combine = T·K routed rows read + T rows written.
+#include <cub/block/block_reduce.cuh>
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "octet/cast.hpp"
+#include "sm90_layout_device.hpp"
+#include "sm90_token_pad_permute.hpp"
+
+namespace octet::cuda {
+
+namespace layout_detail {
+
+// ----------------------------------------------------------------------------
+// Group scans (declared in sm90_layout_device.hpp)
+
+__global__ void __launch_bounds__(kThreads) padded_starts_kernel(const std::int64_t* offs, std::int64_t groups,
+                                                                 std::int64_t alignment, std::int64_t* starts) {
+  padded_scan_offs(offs, groups, alignment, starts);
+}
+
+__global__ void fill_int64_kernel(std::int64_t* p, std::int64_t n, std::int64_t value) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = value;
+}
+
+void padded_group_starts(const std::int64_t* offs, std::int64_t groups, std::int64_t alignment, std::int64_t* starts,
+                         cudaStream_t stream) {
+  padded_starts_kernel<<<1, kThreads, 0, stream>>>(offs, groups, alignment, starts);
+  check_launch();
+}
+
+void fill_int64(std::int64_t* p, std::int64_t n, std::int64_t value, cudaStream_t stream) {
+  if (n == 0) return;
+  fill_int64_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(p, n, value);
+  check_launch();
+}
+
+}  // namespace layout_detail
+
+namespace {
+
+using layout_detail::blocks_for;
+using layout_detail::check_launch;
+using layout_detail::group_begin;
+using layout_detail::kThreads;
+using layout_detail::StreamScratch;
+using layout_detail::upper_bound;
+
+constexpr int kWarpsPerBlock = kThreads / 32;
+constexpr int kUnroll = 4;  // vectors in flight per lane
+constexpr int kRoutesInFlight = 4;  // combine: route rows loaded before their sums
+constexpr int kCombineVecs = 2;     // combine: 16-byte column runs per thread per pass
+
+// ----------------------------------------------------------------------------
+// GPU kernels: index maps
+
+// Row sources of the gather: src_of(i) is the source row of destination row i, or -1 for a zero
+// row. The group ones search the group table per row (G <= a few hundred: a handful of cached
+// loads per warp), so pad and unpad need no index array and no extra launch.
+
+// An explicit map (device, one entry per destination row).
+struct MapSource {
+  const std::int64_t* src_of_row;
+  __device__ std::int64_t operator()(std::int64_t i) const { return __ldg(src_of_row + i); }
+};
+
+// pad: padded row i of group g (starts[g] <= i < starts[g+1]) is x row begin_g + (i - starts[g])
+// when i - starts[g] < size_g; everything else is a zero row.
+struct PadSource {
+  const std::int64_t* offs;
+  std::int64_t groups;
+  const std::int64_t* starts;
+  __device__ std::int64_t operator()(std::int64_t i) const {
+    const std::int64_t g = upper_bound(starts + 1, groups, i);
+    if (g >= groups) return -1;
+    const std::int64_t k = i - __ldg(starts + g), begin = group_begin(offs, g);
+    return k < __ldg(offs + g) - begin ? begin + k : -1;
+  }
+};
+
+// unpad: token t of group g reads padded row padded_starts[g] + (t - begin_g); t >= offs[G-1]: 0.
+struct UnpadSource {
+  const std::int64_t* offs;
+  std::int64_t groups;
+  const std::int64_t* padded_starts;
+  __device__ std::int64_t operator()(std::int64_t t) const {
+    const std::int64_t g = upper_bound(offs, groups, t);
+    return g < groups ? __ldg(padded_starts + g) + (t - group_begin(offs, g)) : -1;
+  }
+};
+
+// inverse[index[i]] = i for index[i] >= 0 (indices are distinct: one writer per entry).
+__global__ void scatter_inverse_kernel(const std::int64_t* index, std::int64_t n, std::int64_t* inverse) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::int64_t d = __ldg(index + i);
+  if (d >= 0) inverse[d] = i;
+}
+
+// fused permute: permuted row `row` filled by route (t·K + k) copies token t's scale row and prob;
+// its data row too, unless the prob is ±0 (a routing-map padding slot: zero data row).
+__global__ void permute_pad_map_kernel(const std::int64_t* route_of_row, std::int64_t rows, std::int64_t topk,
+                                       const float* probs, std::int64_t* data_src, std::int64_t* scale_src,
+                                       float* y_probs) {
+  const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const std::int64_t route = __ldg(route_of_row + row);
+  const std::int64_t token = route >= 0 ? route / topk : -1;
+  std::int64_t data = token;
+  if (probs != nullptr) {
+    const float p = route >= 0 ? __ldg(probs + route) : 0.0f;
+    y_probs[row] = p;
+    if (p == 0.0f) data = -1;
+  }
+  data_src[row] = data;
+  scale_src[row] = token;
+}
+
+// ----------------------------------------------------------------------------
+// GPU kernels: the row gather
+
+// One warp per destination row, V-sized accesses (uint4, uint32_t or uint8_t), kUnroll per lane
+// in flight. row_vecs = row bytes / sizeof(V).
+template <class V, class Source>
+__global__ void __launch_bounds__(kThreads) gather_rows_kernel(const V* __restrict__ src, V* __restrict__ dst,
+                                                               std::int64_t dst_rows, std::int64_t row_vecs,
+                                                               Source src_of) {
+  const int lane = threadIdx.x % 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * kWarpsPerBlock;
+  for (std::int64_t row = std::int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32; row < dst_rows; row += warps) {
+    const std::int64_t s = src_of(row);
+    V* out = dst + row * row_vecs;
+    if (s < 0) {
+      for (std::int64_t v = lane; v < row_vecs; v += 32) out[v] = V{};
+      continue;
+    }
+    const V* in = src + s * row_vecs;
+    for (std::int64_t v0 = lane; v0 < row_vecs; v0 += 32 * kUnroll) {
+      V buf[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (v0 + 32 * u < row_vecs) buf[u] = __ldg(in + v0 + 32 * u);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (v0 + 32 * u < row_vecs) out[v0 + 32 * u] = buf[u];
+    }
+  }
+}
+
+// ----------------------------------------------------------------------------
+// GPU kernels: the combine
+
+// NaN sums: the CUDA canonical NaN (octet::kCudaCanonicalNanFp32 / kCudaCanonicalNanBf16, the
+// emulator's rule for fused_unpermute_unpad: what the GPU's fp32 arithmetic returns for any NaN
+// result), or with quiet_nan the quiet NaN of the a2a combine (bf16 0x7FC0, fp32 0x7FC00000).
+template <InputType T> struct CombineElem;
+template <> struct CombineElem<InputType::bf16> {
+  using storage = std::uint16_t;
+  static constexpr int kPerVec = 8;
+  __device__ static float load(storage b) { return __uint_as_float(std::uint32_t(b) << 16); }
+  // fp32 -> bf16, RNE, IEEE overflow: cvt.rn.bf16.f32 for finite sums (it rounds and overflows
+  // to Inf exactly so), octet's converter for +-Inf, the NaN rule above for NaN.
+  __device__ static storage store(float v, bool quiet_nan) {
+    const std::uint32_t b = __float_as_uint(v);
+    if ((b & 0x7F800000u) != 0x7F800000u) return __bfloat16_as_ushort(__float2bfloat16_rn(v));
+    if ((b & 0x7FFFFFFFu) > 0x7F800000u) return quiet_nan ? std::uint16_t(0x7FC0u) : kCudaCanonicalNanBf16;
+    constexpr Format f = bf16_format;
+    return storage(encode_bits<Fp32Source>(f, CastSpec{.overflow = Overflow::Ieee}, b));
+  }
+};
+template <> struct CombineElem<InputType::fp32> {
+  using storage = float;
+  static constexpr int kPerVec = 4;
+  __device__ static float load(storage v) { return v; }
+  __device__ static storage store(float v, bool quiet_nan) {
+    if ((__float_as_uint(v) & 0x7FFFFFFFu) <= 0x7F800000u) return v;
+    return __uint_as_float(quiet_nan ? 0x7FC00000u : kCudaCanonicalNanFp32);
+  }
+};
+
+// One block per token, blockDim.x threads (a multiple of 32 the launcher picks so that the
+// token's 16-byte column runs split evenly: kCombineVecs runs per thread per pass).
+// Route list of the token, in summation order, in shared memory: rows (permuted row indices) and
+// weights. Dynamic shared memory: K int64 + K float.
+template <InputType T, bool kFma>
+__global__ void __launch_bounds__(kThreads) combine_kernel(const typename CombineElem<T>::storage* __restrict__ permuted,
+                                                           std::int64_t cols, const std::int64_t* __restrict__ row_t_k,
+                                                           std::int64_t topk, const float* __restrict__ probs,
+                                                           bool row_descending, bool vectorized, bool quiet_nan,
+                                                           typename CombineElem<T>::storage* __restrict__ out) {
+  using E = CombineElem<T>;
+  using S = typename E::storage;
+  extern __shared__ std::int64_t route_rows[];  // [topk], then float weights[topk]
+  __shared__ int n_routes;
+  float* weights = reinterpret_cast<float*>(route_rows + topk);
+  const std::int64_t t = blockIdx.x;
+  // The token's K map entries and probs, loaded in parallel; then thread 0 compacts them in place
+  // (entry k is read before slot n <= k is written) keeping slot order, or sorted by permuted row,
+  // largest first (insertion sort, stable) for row_descending.
+  for (std::int64_t k = threadIdx.x; k < topk; k += blockDim.x) {
+    route_rows[k] = __ldg(row_t_k + t * topk + k);
+    weights[k] = probs != nullptr ? __ldg(probs + t * topk + k) : 1.0f;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int n = 0;
+    for (std::int64_t k = 0; k < topk; ++k) {
+      const std::int64_t row = route_rows[k];
+      const float w = weights[k];
+      if (row < 0) continue;
+      int at = n;
+      if (row_descending)
+        while (at > 0 && route_rows[at - 1] < row) {
+          route_rows[at] = route_rows[at - 1];
+          weights[at] = weights[at - 1];
+          --at;
+        }
+      route_rows[at] = row;
+      weights[at] = w;
+      ++n;
+    }
+    n_routes = n;
+  }
+  __syncthreads();
+  const int n = n_routes;
+  constexpr int kPer = E::kPerVec;
+  S* dst = out + t * cols;
+  // Columns in runs of kPer (16 bytes) when every row starts 16-byte aligned; the rest (all
+  // columns otherwise) one at a time. Per pass a thread owns runs v0 + j·blockDim.x, j < kCombineVecs.
+  const std::int64_t runs = vectorized ? cols / kPer : 0;
+  const std::int64_t stride = blockDim.x;
+  for (std::int64_t v0 = threadIdx.x; v0 < runs; v0 += stride * kCombineVecs) {
+    float acc[kCombineVecs][kPer];
+#pragma unroll
+    for (int c = 0; c < kCombineVecs; ++c)
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) acc[c][j] = 0.0f;  // +0, as TE's tl.zeros
+    // Routes in groups of kRoutesInFlight: all loads of the group first (independent), then the
+    // sums in route order.
+    for (int s0 = 0; s0 < n; s0 += kRoutesInFlight) {
+      uint4 raw[kRoutesInFlight][kCombineVecs] = {};  // runs past the row stay 0 (their sums are dropped)
+#pragma unroll
+      for (int u = 0; u < kRoutesInFlight; ++u) {
+        if (s0 + u >= n) break;
+        const uint4* row = reinterpret_cast<const uint4*>(permuted + route_rows[s0 + u] * cols);
+#pragma unroll
+        for (int c = 0; c < kCombineVecs; ++c)
+          if (v0 + c * stride < runs) raw[u][c] = __ldg(row + v0 + c * stride);
+      }
+#pragma unroll
+      for (int u = 0; u < kRoutesInFlight; ++u) {
+        if (s0 + u >= n) break;
+        const float p = weights[s0 + u];
+#pragma unroll
+        for (int c = 0; c < kCombineVecs; ++c) {
+          const S* x = reinterpret_cast<const S*>(&raw[u][c]);
+#pragma unroll
+          for (int j = 0; j < kPer; ++j) {
+            const float xv = E::load(x[j]);
+            acc[c][j] = kFma ? __fmaf_rn(xv, p, acc[c][j]) : __fadd_rn(acc[c][j], __fmul_rn(xv, p));
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < kCombineVecs; ++c) {
+      if (v0 + c * stride >= runs) break;
+      uint4 packed;
+      S* o = reinterpret_cast<S*>(&packed);
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) o[j] = E::store(acc[c][j], quiet_nan);
+      reinterpret_cast<uint4*>(dst)[v0 + c * stride] = packed;
+    }
+  }
+  for (std::int64_t c = runs * kPer + threadIdx.x; c < cols; c += stride) {
+    float acc = 0.0f;
+    for (int s = 0; s < n; ++s) {
+      const float xv = E::load(permuted[route_rows[s] * cols + c]);
+      acc = kFma ? __fmaf_rn(xv, weights[s], acc) : __fadd_rn(acc, __fmul_rn(xv, weights[s]));
+    }
+    dst[c] = E::store(acc, quiet_nan);
+  }
+}
+
+// Threads per combine block: the 16-byte runs of a row in as few passes of up to kThreads
+// threads (kCombineVecs runs each) as possible, split evenly, rounded up to whole warps.
+unsigned combine_threads(std::int64_t runs, std::int64_t cols) {
+  if (runs == 0) return unsigned(cols >= kThreads ? kThreads : (cols + 31) / 32 * 32);  // scalar columns, cols >= 1
+  const std::int64_t items = (runs + kCombineVecs - 1) / kCombineVecs;
+  const std::int64_t passes = (items + kThreads - 1) / kThreads;
+  const std::int64_t per_pass = (items + passes - 1) / passes;
+  return unsigned((per_pass + 31) / 32 * 32);
+}
+
+// ----------------------------------------------------------------------------
+// GPU kernels: torchao generate_permute_indices
+
+// One block: per (rank r, expert e) the destination start of its rows in the expert-major output
+// and the source start in the rank-major input; per expert
+// m_size = round_up(max(Σ_r count, alignment), alignment) and the inclusive ends. Two block scans
+// (source starts over the R·E counts, expert ends over the m_sizes), the rest per expert in
+// parallel. src_start has R·E + 1 entries, expert_start E + 1 (scratch).
+__global__ void __launch_bounds__(kThreads) permute_plan_kernel(const std::int64_t* counts, std::int64_t ranks,
+                                                                std::int64_t experts, std::int64_t alignment,
+                                                                std::int64_t* src_start, std::int64_t* expert_start,
+                                                                std::int64_t* dst_start, std::int64_t* m_sizes,
+                                                                std::int64_t* m_offsets) {
+  layout_detail::padded_scan([counts](std::int64_t i) { return __ldg(counts + i); }, ranks * experts, 1, src_start);
+  for (std::int64_t e = threadIdx.x; e < experts; e += blockDim.x) {
+    std::int64_t total = 0;
+    for (std::int64_t r = 0; r < ranks; ++r) total += __ldg(counts + r * experts + e);
+    m_sizes[e] = ((total > alignment ? total : alignment) + alignment - 1) / alignment * alignment;
+  }
+  __syncthreads();
+  layout_detail::padded_scan([m_sizes](std::int64_t e) { return m_sizes[e]; }, experts, 1, expert_start);
+  __syncthreads();
+  for (std::int64_t e = threadIdx.x; e < experts; e += blockDim.x) {
+    m_offsets[e] = expert_start[e + 1];
+    std::int64_t write = expert_start[e];
+    for (std::int64_t r = 0; r < ranks; ++r) {
+      dst_start[r * experts + e] = write;
+      write += __ldg(counts + r * experts + e);
+    }
+  }
+}
+
+// Block i = (rank, expert) pair i: permuted_indices[dst + j] = src + j for j < count, dst + j < max_len.
+__global__ void __launch_bounds__(kThreads) permute_fill_kernel(const std::int64_t* counts, const std::int64_t* src_start,
+                                                                const std::int64_t* dst_start, std::int64_t max_len,
+                                                                std::int64_t* permuted_indices) {
+  const std::int64_t i = blockIdx.x;
+  const std::int64_t n = __ldg(counts + i), src = __ldg(src_start + i), dst = __ldg(dst_start + i);
+  for (std::int64_t j = threadIdx.x; j < n && dst + j < max_len; j += kThreads) permuted_indices[dst + j] = src + j;
+}
+
+// ----------------------------------------------------------------------------
+// GPU kernels: the row map of the routing (make_row_id_map)
+
+// Block e: the number of tokens routed to expert e (a token names an expert at most once).
+__global__ void __launch_bounds__(kThreads) count_expert_kernel(const std::int32_t* expert_t_k, std::int64_t tokens,
+                                                                std::int64_t topk, std::int64_t* tokens_per_expert) {
+  using Reduce = cub::BlockReduce<long long, kThreads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const std::int32_t e = std::int32_t(blockIdx.x);
+  // kCountUnroll independent loads per thread in flight: the block reads all T·K entries.
+  constexpr int kCountUnroll = 8;
+  const std::int64_t routes = tokens * topk;
+  long long n = 0;
+  for (std::int64_t base = threadIdx.x; base < routes; base += std::int64_t(kThreads) * kCountUnroll) {
+    std::int32_t got[kCountUnroll];
+#pragma unroll
+    for (int u = 0; u < kCountUnroll; ++u) {
+      const std::int64_t i = base + std::int64_t(u) * kThreads;
+      got[u] = i < routes ? __ldg(expert_t_k + i) : -1;
+    }
+#pragma unroll
+    for (int u = 0; u < kCountUnroll; ++u) n += got[u] == e ? 1 : 0;
+  }
+  const long long total = Reduce(tmp).Sum(n);
+  if (threadIdx.x == 0) tokens_per_expert[e] = total;
+}
+
+// One block: padded_offs = cumsum(round_up(n_e, alignment)); pad_offsets[e] = padded start minus
+// unpadded start; starts (E + 1,) the padded starts; unpadded (E + 1,) scratch for the unpadded
+// starts. Two block scans, then every expert in parallel.
+__global__ void __launch_bounds__(kThreads) expert_offsets_kernel(const std::int64_t* tokens_per_expert,
+                                                                  std::int64_t experts, std::int64_t alignment,
+                                                                  std::int64_t* starts, std::int64_t* unpadded,
+                                                                  std::int64_t* pad_offsets, std::int64_t* padded_offs) {
+  const auto size_of = [tokens_per_expert](std::int64_t e) { return tokens_per_expert[e]; };
+  layout_detail::padded_scan(size_of, experts, alignment, starts);
+  __syncthreads();
+  layout_detail::padded_scan(size_of, experts, 1, unpadded);
+  __syncthreads();
+  for (std::int64_t e = threadIdx.x; e < experts; e += blockDim.x) {
+    pad_offsets[e] = starts[e] - unpadded[e];
+    padded_offs[e] = starts[e + 1];
+  }
+}
+
+// Block e: each route to expert e gets row starts[e] + (number of earlier tokens routed to e),
+// tokens ascending. A round covers kThreads · kAssignTokens tokens, kAssignTokens consecutive ones
+// per thread (their slots kept in registers), with one block scan of the per-thread counts.
+constexpr int kAssignTokens = 8;
+__global__ void __launch_bounds__(kThreads) assign_rows_kernel(const std::int32_t* expert_t_k, std::int64_t tokens,
+                                                               std::int64_t topk, const std::int64_t* starts,
+                                                               std::int64_t* row_t_k) {
+  using Scan = cub::BlockScan<long long, kThreads>;
+  __shared__ typename Scan::TempStorage tmp;
+  __shared__ long long carry;
+  const std::int32_t e = std::int32_t(blockIdx.x);
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  const std::int64_t start = starts[e];
+  for (std::int64_t base = 0; base < tokens; base += std::int64_t(kThreads) * kAssignTokens) {
+    const std::int64_t t0 = base + std::int64_t(threadIdx.x) * kAssignTokens;
+    std::int64_t slot[kAssignTokens];
+    long long count = 0;
+#pragma unroll
+    for (int j = 0; j < kAssignTokens; ++j) {
+      slot[j] = -1;
+      if (t0 + j < tokens)
+        for (std::int64_t k = 0; k < topk; ++k)
+          if (__ldg(expert_t_k + (t0 + j) * topk + k) == e) slot[j] = k;
+      count += slot[j] >= 0 ? 1 : 0;
+    }
+    long long rank = 0, total = 0;
+    Scan(tmp).ExclusiveSum(count, rank, total);
+    const long long row0 = start + carry + rank;
+    long long seen = 0;
+#pragma unroll
+    for (int j = 0; j < kAssignTokens; ++j)
+      if (slot[j] >= 0) row_t_k[(t0 + j) * topk + slot[j]] = row0 + seen++;
+    __syncthreads();
+    if (threadIdx.x == 0) carry += total;
+    __syncthreads();
+  }
+}
+
+// ----------------------------------------------------------------------------
+// kernel launcher
+
+void check_rows(const DeviceRows& r, const char* what, bool scales) {
+  if (r.rows < 0 || r.cols < 0)
+    throw std::invalid_argument(std::string(what) + ": negative shape (" + std::to_string(r.rows) + ", " +
+                                std::to_string(r.cols) + ")");
+  const bool ok = scales ? (r.element_bytes == 1 || r.element_bytes == 4)
+                         : (r.element_bytes == 1 || r.element_bytes == 2 || r.element_bytes == 4);
+  if (!ok) throw std::invalid_argument(std::string(what) + ": element_bytes " + std::to_string(r.element_bytes) + " not supported");
+  if (r.rows * r.cols != 0 && r.data == nullptr) throw std::invalid_argument(std::string(what) + ": null data for a non-empty matrix");
+}
+
+unsigned gather_blocks(std::int64_t rows) {
+  int dev = 0, sms = 0;
+  OCTET_CUDA_CHECK(cudaGetDevice(&dev));
+  OCTET_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const std::int64_t wanted = (rows + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  const std::int64_t cap = std::int64_t(sms) * 8;  // 8 blocks of 256 threads fill an SM
+  return unsigned(wanted < 1 ? 1 : (wanted < cap ? wanted : cap));
+}
+
+// dst (dst_rows, row_bytes) <- src rows by src_of_row (a row source above).
+template <class Source>
+void gather_rows(const void* src, void* dst, std::int64_t dst_rows, std::int64_t row_bytes, Source src_of_row,
+                 cudaStream_t stream) {
+  if (dst_rows == 0 || row_bytes == 0) return;
+  const auto a = reinterpret_cast<std::uintptr_t>(src) | reinterpret_cast<std::uintptr_t>(dst);
+  const unsigned blocks = gather_blocks(dst_rows);
+  if (row_bytes % 16 == 0 && a % 16 == 0) {
+    gather_rows_kernel<uint4, Source><<<blocks, kThreads, 0, stream>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst),
+                                                               dst_rows, row_bytes / 16, src_of_row);
+  } else if (row_bytes % 4 == 0 && a % 4 == 0) {
+    gather_rows_kernel<std::uint32_t, Source><<<blocks, kThreads, 0, stream>>>(
+        static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst), dst_rows, row_bytes / 4, src_of_row);
+  } else {
+    gather_rows_kernel<std::uint8_t, Source><<<blocks, kThreads, 0, stream>>>(
+        static_cast<const std::uint8_t*>(src), static_cast<std::uint8_t*>(dst), dst_rows, row_bytes, src_of_row);
+  }
+  check_launch();
+}
+
+// Data rows and (when present) scale rows through one map.
+template <class Source>
+void gather_with_scales(const DeviceRows& x, const DeviceRows& scales, void* y, void* y_scales, std::int64_t dst_rows,
+                        Source src_of_row, cudaStream_t stream) {
+  gather_rows(x.data, y, dst_rows, x.row_bytes(), src_of_row, stream);
+  if (scales.cols > 0) gather_rows(scales.data, y_scales, dst_rows, scales.row_bytes(), src_of_row, stream);
+}
+
+void check_scales(const DeviceRows& scales, std::int64_t rows, const char* what) {
+  if (scales.cols == 0) return;
+  check_rows(scales, what, true);
+  if (scales.rows != rows)
+    throw std::invalid_argument(std::string(what) + ": rows (one scale row per data row): expected " +
+                                std::to_string(rows) + ", got " + std::to_string(scales.rows));
+}
+
+}  // namespace
+
+std::int64_t padded_token_rows(std::int64_t tokens, std::int64_t groups, std::int64_t alignment) {
+  return (tokens + groups * alignment + alignment - 1) / alignment * alignment;
+}
+
+void pad_token_groups(DeviceRows x, DeviceRows scales, const std::int64_t* offs, std::int64_t groups,
+                      std::int64_t alignment, void* y, void* y_scales, std::int64_t* starts, cudaStream_t stream) {
+  check_rows(x, "x", false);
+  check_scales(scales, x.rows, "scales");
+  if (alignment < 1) throw std::invalid_argument("alignment must be >= 1, got " + std::to_string(alignment));
+  const std::int64_t out_rows = padded_token_rows(x.rows, groups, alignment);
+  layout_detail::padded_group_starts(offs, groups, alignment, starts, stream);
+  gather_with_scales(x, scales, y, y_scales, out_rows, PadSource{offs, groups, starts}, stream);
+}
+
+void unpad_token_groups(DeviceRows padded, DeviceRows padded_scales, const std::int64_t* offs, std::int64_t groups,
+                        const std::int64_t* padded_starts, std::int64_t num_tokens, void* y, void* y_scales,
+                        cudaStream_t stream) {
+  check_rows(padded, "padded", false);
+  check_scales(padded_scales, padded.rows, "padded_scales");
+  if (num_tokens < 0) throw std::invalid_argument("num_tokens must be >= 0, got " + std::to_string(num_tokens));
+  gather_with_scales(padded, padded_scales, y, y_scales, num_tokens, UnpadSource{offs, groups, padded_starts}, stream);
+}
+
+void permute_tokens(DeviceRows x, DeviceRows scales, const std::int64_t* indices, std::int64_t n, void* y,
+                    void* y_scales, cudaStream_t stream) {
+  check_rows(x, "x", false);
+  check_scales(scales, x.rows, "scales");
+  gather_with_scales(x, scales, y, y_scales, n, MapSource{indices}, stream);
+}
+
+void unpermute_tokens(DeviceRows x, DeviceRows scales, const std::int64_t* indices, std::int64_t num_tokens, void* y,
+                      void* y_scales, cudaStream_t stream) {
+  check_rows(x, "y", false);
+  check_scales(scales, x.rows, "scales");
+  if (num_tokens < 0) throw std::invalid_argument("num_tokens must be >= 0, got " + std::to_string(num_tokens));
+  StreamScratch<std::int64_t> map(std::size_t(num_tokens), stream);
+  layout_detail::fill_int64(map.get(), num_tokens, -1, stream);
+  if (x.rows > 0) {
+    scatter_inverse_kernel<<<blocks_for(x.rows, kThreads), kThreads, 0, stream>>>(indices, x.rows, map.get());
+    check_launch();
+  }
+  gather_with_scales(x, scales, y, y_scales, num_tokens, MapSource{map.get()}, stream);
+}
+
+void permute_and_pad(DeviceRows x, DeviceRows scales, const std::int64_t* tokens_per_expert_group,
+                     std::int64_t ep_degree, std::int64_t num_local_experts, std::int64_t alignment, void* y,
+                     void* y_scales, std::int64_t* permuted_indices, std::int64_t* m_sizes, std::int64_t* m_offsets,
+                     cudaStream_t stream) {
+  check_rows(x, "x", false);
+  check_scales(scales, x.rows, "scales");
+  if (alignment < 1) throw std::invalid_argument("alignment must be >= 1, got " + std::to_string(alignment));
+  if (ep_degree < 1) throw std::invalid_argument("ep_degree must be >= 1, got " + std::to_string(ep_degree));
+  if (num_local_experts < 1)
+    throw std::invalid_argument("num_local_experts must be >= 1, got " + std::to_string(num_local_experts));
+  const std::int64_t pairs = ep_degree * num_local_experts;
+  const std::int64_t max_len = permute_and_pad_rows(x.rows, num_local_experts, alignment);
+  StreamScratch<std::int64_t> src_start(static_cast<std::size_t>(pairs + 1), stream),
+      dst_start(static_cast<std::size_t>(pairs), stream), expert_start(static_cast<std::size_t>(num_local_experts + 1), stream);
+  layout_detail::fill_int64(permuted_indices, max_len, -1, stream);
+  permute_plan_kernel<<<1, kThreads, 0, stream>>>(tokens_per_expert_group, ep_degree, num_local_experts, alignment,
+                                                  src_start.get(), expert_start.get(), dst_start.get(), m_sizes,
+                                                  m_offsets);
+  check_launch();
+  permute_fill_kernel<<<unsigned(pairs), kThreads, 0, stream>>>(tokens_per_expert_group, src_start.get(), dst_start.get(),
+                                                               max_len, permuted_indices);
+  check_launch();
+  gather_with_scales(x, scales, y, y_scales, max_len, MapSource{permuted_indices}, stream);
+}
+
+void fused_permute_pad(DeviceRows x, DeviceRows scales, const std::int64_t* row_t_k, std::int64_t tokens,
+                       std::int64_t topk, std::int64_t rows, const float* probs, void* y, void* y_scales,
+                       float* y_probs, cudaStream_t stream) {
+  check_rows(x, "x", false);
+  check_scales(scales, x.rows, "scales");
+  if (tokens != x.rows)
+    throw std::invalid_argument("routing.tokens (rows of x): expected " + std::to_string(x.rows) + ", got " +
+                                std::to_string(tokens));
+  if (rows == 0) return;
+  StreamScratch<std::int64_t> route_of_row(std::size_t(rows), stream), data_src(std::size_t(rows), stream),
+      scale_src(std::size_t(rows), stream);
+  layout_detail::fill_int64(route_of_row.get(), rows, -1, stream);
+  if (tokens * topk > 0) {
+    scatter_inverse_kernel<<<blocks_for(tokens * topk, kThreads), kThreads, 0, stream>>>(row_t_k, tokens * topk,
+                                                                                       route_of_row.get());
+    check_launch();
+  }
+  permute_pad_map_kernel<<<blocks_for(rows, kThreads), kThreads, 0, stream>>>(route_of_row.get(), rows, topk, probs,
+                                                                            data_src.get(), scale_src.get(), y_probs);
+  check_launch();
+  gather_rows(x.data, y, rows, x.row_bytes(), MapSource{data_src.get()}, stream);
+  if (scales.cols > 0) gather_rows(scales.data, y_scales, rows, scales.row_bytes(), MapSource{scale_src.get()}, stream);
+}
+
+void fused_unpermute_unpad(DeviceRows permuted, InputType type, const std::int64_t* row_t_k, std::int64_t tokens,
+                           std::int64_t topk, const float* merging_probs, CombineSpec spec, void* out,
+                           cudaStream_t stream, bool quiet_nan) {
+  check_rows(permuted, "permuted", false);
+  const std::int64_t want = type == InputType::bf16 ? 2 : 4;
+  if (permuted.element_bytes != want)
+    throw std::invalid_argument(std::string("permuted.element_bytes (") + (type == InputType::bf16 ? "bf16" : "fp32") +
+                                "): expected " + std::to_string(want) + ", got " + std::to_string(permuted.element_bytes));
+  if (tokens == 0 || permuted.cols == 0) return;
+  const bool vectorized = (reinterpret_cast<std::uintptr_t>(permuted.data) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0 &&
+                          permuted.row_bytes() % 16 == 0;
+  const std::size_t smem = std::size_t(topk) * (sizeof(std::int64_t) + sizeof(float));
+  const bool desc = spec.order == CombineOrder::row_descending;
+  const unsigned blocks = unsigned(tokens);
+  const std::int64_t per_vec = type == InputType::bf16 ? 8 : 4;
+  const unsigned threads = combine_threads(vectorized ? permuted.cols / per_vec : 0, permuted.cols);
+  auto run = [&](auto kernel, auto* in, auto* o) {
+    if (smem > 48 * 1024) OCTET_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    kernel<<<blocks, threads, smem, stream>>>(in, permuted.cols, row_t_k, topk, merging_probs, desc, vectorized,
+                                               quiet_nan, o);
+    check_launch();
+  };
+  if (type == InputType::bf16) {
+    auto* in = static_cast<const std::uint16_t*>(permuted.data);
+    auto* o = static_cast<std::uint16_t*>(out);
+    if (spec.fused_multiply_add) run(combine_kernel<InputType::bf16, true>, in, o);
+    else run(combine_kernel<InputType::bf16, false>, in, o);
+  } else {
+    auto* in = static_cast<const float*>(permuted.data);
+    auto* o = static_cast<float*>(out);
+    if (spec.fused_multiply_add) run(combine_kernel<InputType::fp32, true>, in, o);
+    else run(combine_kernel<InputType::fp32, false>, in, o);
+  }
+}
+
+void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::int64_t topk, std::int64_t experts,
+                     std::int64_t alignment, std::int64_t* row_t_k, std::int64_t* tokens_per_expert,
+                     std::int64_t* pad_offsets, std::int64_t* padded_offs, cudaStream_t stream) {
+  if (tokens < 0 || topk < 0) throw std::invalid_argument("routing: negative shape");
+  if (experts < 1) throw std::invalid_argument("routing.experts must be >= 1, got " + std::to_string(experts));
+  if (alignment < 1) throw std::invalid_argument("alignment must be >= 1, got " + std::to_string(alignment));
+  StreamScratch<std::int64_t> starts(std::size_t(experts + 1), stream), unpadded(std::size_t(experts + 1), stream);
+  layout_detail::fill_int64(row_t_k, tokens * topk, -1, stream);
+  count_expert_kernel<<<unsigned(experts), kThreads, 0, stream>>>(expert_t_k, tokens, topk, tokens_per_expert);
+  check_launch();
+  expert_offsets_kernel<<<1, kThreads, 0, stream>>>(tokens_per_expert, experts, alignment, starts.get(), unpadded.get(), pad_offsets,
+                                                    padded_offs);
+  check_launch();
+  if (tokens * topk > 0) {
+    assign_rows_kernel<<<unsigned(experts), kThreads, 0, stream>>>(expert_t_k, tokens, topk, starts.get(), row_t_k);
+    check_launch();
+  }
+}
+
+}  // namespace octet::cuda
