@@ -84,6 +84,10 @@ using layout_detail::upper_bound;
 constexpr int kWarpsPerBlock = kThreads / 32;
 constexpr int kUnroll = 4;  // vectors in flight per lane
 constexpr int kRoutesInFlight = 4;  // combine: route rows loaded before their sums
+// Shared-memory route slots of the combine: topk rounded up to a whole group of kRoutesInFlight.
+__host__ __device__ constexpr std::int64_t combine_route_slots(std::int64_t topk) {
+  return (topk + kRoutesInFlight - 1) / kRoutesInFlight * kRoutesInFlight;
+}
 constexpr int kCombineVecs = 2;     // combine: 16-byte column runs per thread per pass
 
 // ----------------------------------------------------------------------------
@@ -225,16 +229,20 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const typename Combin
                                                            typename CombineElem<T>::storage* __restrict__ out) {
   using E = CombineElem<T>;
   using S = typename E::storage;
-  extern __shared__ std::int64_t route_rows[];  // [topk], then float weights[topk]
+  // [slots] route rows, then float weights[slots]; slots = topk rounded up to kRoutesInFlight, so
+  // that the unrolled route loop below may read a whole group (the compiler vectorises those
+  // shared loads ahead of the `s0 + u >= n` test): the extra slots hold row 0, weight 0.
+  extern __shared__ std::int64_t route_rows[];
   __shared__ int n_routes;
-  float* weights = reinterpret_cast<float*>(route_rows + topk);
+  const std::int64_t slots = combine_route_slots(topk);
+  float* weights = reinterpret_cast<float*>(route_rows + slots);
   const std::int64_t t = blockIdx.x;
   // The token's K map entries and probs, loaded in parallel; then thread 0 compacts them in place
   // (entry k is read before slot n <= k is written) keeping slot order, or sorted by permuted row,
   // largest first (insertion sort, stable) for row_descending.
-  for (std::int64_t k = threadIdx.x; k < topk; k += blockDim.x) {
-    route_rows[k] = __ldg(row_t_k + t * topk + k);
-    weights[k] = probs != nullptr ? __ldg(probs + t * topk + k) : 1.0f;
+  for (std::int64_t k = threadIdx.x; k < slots; k += blockDim.x) {
+    route_rows[k] = k < topk ? __ldg(row_t_k + t * topk + k) : 0;
+    weights[k] = k >= topk ? 0.0f : probs != nullptr ? __ldg(probs + t * topk + k) : 1.0f;
   }
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -616,7 +624,7 @@ void fused_unpermute_unpad(DeviceRows permuted, InputType type, const std::int64
   if (tokens == 0 || permuted.cols == 0) return;
   const bool vectorized = (reinterpret_cast<std::uintptr_t>(permuted.data) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0 &&
                           permuted.row_bytes() % 16 == 0;
-  const std::size_t smem = std::size_t(topk) * (sizeof(std::int64_t) + sizeof(float));
+  const std::size_t smem = std::size_t(combine_route_slots(topk)) * (sizeof(std::int64_t) + sizeof(float));
   const bool desc = spec.order == CombineOrder::row_descending;
   const unsigned blocks = unsigned(tokens);
   const std::int64_t per_vec = type == InputType::bf16 ? 8 : 4;
