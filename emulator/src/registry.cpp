@@ -280,6 +280,9 @@ const std::vector<RegistryEntry> kRecipeKernels = {
      "per amax: the recipe's stored scale, encode and decode multipliers (scale_from_amax, specials of recipes.md §8)"},
     {"recipe_quantize_blocks", K::kernel, "recipes.md",
      "x (N,K) in blocks along rows: amax (recipe NaN rule) -> scale_from_amax -> quantize_element; codes + stored scales"},
+    {"cast", K::kernel, "formats.md; the profile's peer (profile.hpp)",
+     "elementwise octet::cast of fp32/bf16/fp16 values to a format under a conversion profile"},
+    {"decode", K::kernel, "formats.md", "every code of a format: exact value (float64) and class"},
 };
 
 // ---- scaled (grouped) GEMM accumulation models (emulator/src/kernels/gemm.cpp) ----

@@ -38,7 +38,7 @@ std::span<const KernelAdapter> kernel_adapters() {
   static const std::vector<KernelAdapter> all = [] {
     std::vector<KernelAdapter> v;
     for (const auto table : {fp8_adapters(), mx_adapters(), layout_adapters(), transpose_adapters(), fused_adapters(),
-                             a2a_adapters(), gemm_adapters(), recipe_adapters()})
+                             a2a_adapters(), gemm_adapters(), recipe_adapters(), format_adapters()})
       v.insert(v.end(), table.begin(), table.end());
     return v;
   }();

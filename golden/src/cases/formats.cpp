@@ -108,6 +108,7 @@ CaseAttributes cast_attributes(const Format& f, const Profile& p, const CastSpec
   a.strings = {{"kernel", "cast"}, {"format", std::string(name(f.id))}, {"profile", std::string(p.name)},
                {"rounding", std::string(name(spec.rounding))}, {"overflow", std::string(name(spec.overflow))},
                {"distribution", std::string(distribution)}, {"source", std::string(source)},
+               {"inputs", "x"}, {"outputs", "codes"},
                {"octet_version", prov.version}, {"git_revision", prov.revision}};
   a.ints = {{"seed", 0}, {"random_bits", 0}};
   a.int_arrays = {{"shape", {n}}};
@@ -132,6 +133,7 @@ std::size_t write_formats(const fs::path& path, Suite, const Provenance& prov, c
     }
     CaseAttributes a;
     a.strings = {{"kernel", "decode"}, {"format", fname}, {"distribution", "exhaustive"},
+                 {"inputs", "codes"}, {"outputs", "classes,values"},
                  {"octet_version", prov.version}, {"git_revision", prov.revision}};
     a.ints = {{"seed", 0}};
     a.int_arrays = {{"shape", {std::int64_t(values.size())}}};

@@ -69,6 +69,7 @@ std::span<const KernelAdapter> transpose_adapters();  // fp8flow_transpose_*
 std::span<const KernelAdapter> fused_adapters();      // swiglu_quantize_*
 std::span<const KernelAdapter> a2a_adapters();        // a2a_exchange_*, a2a_combine
 std::span<const KernelAdapter> gemm_adapters();       // scaled_mm / grouped GEMMs per model
+std::span<const KernelAdapter> format_adapters();     // cast, decode (the formats family)
 std::span<const KernelAdapter> recipe_adapters();     // recipe_scale_from_amax, recipe_quantize_blocks
 
 // Case-attribute helpers for the inputs/outputs convention.
