@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(kThreads)
 
 template <class In, bool kBackward>
 void launch(const In* x, const In* grad, std::int64_t rows, std::int64_t h, const Recipe& r, const float* probs,
-            const float* sigmoid, bool dact_fma, const SwigluDeviceOutputs& out, cudaStream_t stream) {
+            const float* sigmoid, bool dact_fma, const SwigluGpuOutputs& out, cudaStream_t stream) {
   const std::int64_t block = swiglu_block_size(r);
   if (rows < 0 || h < 0) throw std::invalid_argument("x_m_2h: negative shape");
   if (h % block != 0)
@@ -260,7 +260,7 @@ void launch(const In* x, const In* grad, std::int64_t rows, std::int64_t h, cons
 
 void swiglu_quantize_forward(InputType type, const void* x_m_2h, std::int64_t rows, std::int64_t h,
                              const Recipe& recipe, const float* probs_m, const float* sigmoid_m_h,
-                             const SwigluDeviceOutputs& out, cudaStream_t stream) {
+                             const SwigluGpuOutputs& out, cudaStream_t stream) {
   if (type == InputType::bf16)
     launch<std::uint16_t, false>(static_cast<const std::uint16_t*>(x_m_2h), nullptr, rows, h, recipe, probs_m,
                                  sigmoid_m_h, false, out, stream);
@@ -271,7 +271,7 @@ void swiglu_quantize_forward(InputType type, const void* x_m_2h, std::int64_t ro
 
 void swiglu_quantize_backward(InputType type, const void* grad_m_h, const void* x_m_2h, std::int64_t rows,
                               std::int64_t h, const Recipe& recipe, bool dact_fma, const float* sigmoid_m_h,
-                              const SwigluDeviceOutputs& out, cudaStream_t stream) {
+                              const SwigluGpuOutputs& out, cudaStream_t stream) {
   if (type == InputType::bf16)
     launch<std::uint16_t, true>(static_cast<const std::uint16_t*>(x_m_2h), static_cast<const std::uint16_t*>(grad_m_h),
                                 rows, h, recipe, nullptr, sigmoid_m_h, dact_fma, out, stream);

@@ -23,7 +23,7 @@
 
 namespace octet::cuda {
 
-struct SwigluDeviceOutputs {
+struct SwigluGpuOutputs {
   void* y = nullptr;       // (M, N) input dtype
   std::uint8_t* q = nullptr;  // (M, N) codes
   void* scales = nullptr;  // (M, N/block): uint8 (block 32) or uint32 fp32 bits (block 128)
@@ -31,11 +31,11 @@ struct SwigluDeviceOutputs {
 
 void swiglu_quantize_forward(InputType type, const void* x_m_2h, std::int64_t rows, std::int64_t h,
                              const Recipe& recipe, const float* probs_m, const float* sigmoid_m_h,
-                             const SwigluDeviceOutputs& out, cudaStream_t stream = nullptr);
+                             const SwigluGpuOutputs& out, cudaStream_t stream = nullptr);
 
 void swiglu_quantize_backward(InputType type, const void* grad_m_h, const void* x_m_2h, std::int64_t rows,
                               std::int64_t h, const Recipe& recipe, bool dact_fma, const float* sigmoid_m_h,
-                              const SwigluDeviceOutputs& out, cudaStream_t stream = nullptr);
+                              const SwigluGpuOutputs& out, cudaStream_t stream = nullptr);
 
 // The device table the bf16 kernels read instead of evaluating the sigmoid per element: 2^16 fp32
 // values, entry b = octet::swiglu_sigmoid(the bf16 value with bits b), filled on the device with the
