@@ -308,7 +308,7 @@ const std::uint8_t* ideal_lut_device() {
 
 template <Fp8FlowVariant V, rowwise::ElementCast kCast = rowwise::ElementCast::generic>
 void launch(const GroupTable& table, const std::uint8_t* q, const float* si, const Fp8FlowLayout& L,
-            const RecipeCore& rec, const std::uint8_t* lut, const Fp8FlowDeviceOutputs& out, cudaStream_t stream) {
+            const RecipeCore& rec, const std::uint8_t* lut, const Fp8FlowGpuOutputs& out, cudaStream_t stream) {
   const dim3 grid(unsigned(L.tile_row_begin.back()), unsigned(L.col_blocks));
   fp8flow_kernel<V, kCast><<<grid, kThreads, 0, stream>>>(table, q, si, L.cols, L.col_blocks, lut, rec, out.qt, out.csi,
                                                    out.sit);
@@ -318,7 +318,7 @@ void launch(const GroupTable& table, const std::uint8_t* q, const float* si, con
 }  // namespace
 
 void fp8flow_transpose(Fp8FlowVariant variant, const std::uint8_t* q_m_c, const float* si_m_cb,
-                       const Fp8FlowLayout& L, const Fp8FlowDeviceOutputs& out, cudaStream_t stream) {
+                       const Fp8FlowLayout& L, const Fp8FlowGpuOutputs& out, cudaStream_t stream) {
   if (L.groups() > kFp8FlowMaxGroups)
     throw std::invalid_argument("offs: " + std::to_string(L.groups()) + " groups; the CUDA kernel takes at most " +
                                 std::to_string(kFp8FlowMaxGroups));

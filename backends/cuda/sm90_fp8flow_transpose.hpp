@@ -30,13 +30,13 @@ inline constexpr int kFp8FlowTableRows = 32;  // shifts k >= 31 use row 31 (exac
 // [k·256 + code] (sm90_fp8flow_transpose_table.cpp, a host translation unit).
 std::vector<std::uint8_t> fp8flow_ideal_table();
 
-struct Fp8FlowDeviceOutputs {
+struct Fp8FlowGpuOutputs {
   std::uint8_t* qt = nullptr;  // layout.qt_size() codes
   float* csi = nullptr;        // layout.csi_size()
   float* sit = nullptr;        // layout.sit_size()
 };
 
 void fp8flow_transpose(Fp8FlowVariant variant, const std::uint8_t* q_m_c, const float* si_m_cb,
-                       const Fp8FlowLayout& layout, const Fp8FlowDeviceOutputs& out, cudaStream_t stream = nullptr);
+                       const Fp8FlowLayout& layout, const Fp8FlowGpuOutputs& out, cudaStream_t stream = nullptr);
 
 }  // namespace octet::cuda
