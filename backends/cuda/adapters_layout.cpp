@@ -1071,9 +1071,7 @@ void a2a_cases(std::vector<LargeCase>& out) {
 // The table
 
 const std::vector<golden::KernelAdapter>& table() {
-  static const std::vector<golden::KernelAdapter> adapters = [] {
-    // Same names, recipes and documentation as the emulator's adapters; the CUDA run function.
-    const std::pair<std::string_view, Tensors (*)(const KernelCall&)> runs[] = {
+  static const std::vector<golden::KernelAdapter> adapters = twin_adapters({
         {"to_blocked", run_to_blocked},
         {"from_blocked", run_from_blocked},
         {"to_blocked_m_groups", run_m_groups},
@@ -1095,17 +1093,7 @@ const std::vector<golden::KernelAdapter>& table() {
         {"a2a_exchange_fp8_blockwise", run_a2a_exchange<A2aPayload::fp8_blockwise>},
         {"a2a_exchange_passthrough", run_a2a_exchange<A2aPayload::passthrough>},
         {"a2a_combine", run_a2a_combine},
-    };
-    std::vector<golden::KernelAdapter> v;
-    for (const auto& [name, run] : runs) {
-      const golden::KernelAdapter* emu = golden::find_adapter(name);
-      golden::KernelAdapter a = emu != nullptr ? *emu : golden::KernelAdapter{name, "", "", "", "", nullptr};
-      a.name = name;
-      a.run = run;
-      v.push_back(a);
-    }
-    return v;
-  }();
+  });
   return adapters;
 }
 

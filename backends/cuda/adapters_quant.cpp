@@ -352,48 +352,26 @@ Tensors mx_3d(const KernelCall& call) {
 Tensors mx_dim0(const KernelCall& c) { return run_mx(c, false); }
 Tensors mx_dim1(const KernelCall& c) { return run_mx(c, true); }
 
-constexpr std::string_view kX = "x: bfloat16|float32 (M, K)";
-constexpr std::string_view kW = "w: bfloat16|float32 (E, K, N), logical order";
+// Documentation (default recipe, inputs, params, outputs) is the emulator twin's: the datasets
+// must be the same, so they are written once (cuda_adapters.hpp, twin_adapters).
+const std::vector<golden::KernelAdapter>& table() {
+  static const std::vector<golden::KernelAdapter> adapters = twin_adapters({
+    {"fp8_rowwise_2d_scale_and_cast", rowwise_2d},
+    {"fp8_colwise_3d_scale_and_cast", colwise_3d},
+    {"fp8_rowwise_3d_transpose_rhs", rowwise_3d_transpose_rhs},
+    {"fp8_per_group_rowwise_scales", per_group_rowwise},
+    {"fp8_per_group_colwise_scales", per_group_colwise},
+    {"fp8_blockwise_act_quant_lhs", act_quant_lhs},
+    {"fp8_blockwise_act_quant_rhs", act_quant_rhs},
+    {"fp8_blockwise_weight_quant_rhs", weight_quant_rhs},
+    {"deepgemm_per_token_cast_to_fp8", per_token_cast},
+    {"mx_quantize_dim0", mx_dim0},
+    {"mx_quantize_dim1", mx_dim1},
+    {"mx_quantize_3d", mx_3d},
+  });
+  return adapters;
+}
 
-const golden::KernelAdapter kAdapters[] = {
-    {"fp8_rowwise_2d_scale_and_cast", kRowwiseRecipe, kX, "",
-     "q: recipe element dtype (M, K) row_major; scale|scale_inv: float32 (M, 1) row_major", rowwise_2d},
-    {"fp8_colwise_3d_scale_and_cast", kRowwiseRecipe, kW, "",
-     "q: recipe element dtype (E, K, N) expert_col_major strides (K*N, 1, K); scale|scale_inv: float32 (E, 1, N) "
-     "row_major",
-     colwise_3d},
-    {"fp8_rowwise_3d_transpose_rhs", kRowwiseRecipe, kW, "",
-     "q: recipe element dtype (E, N, K) expert_col_major strides (N*K, 1, N); scale|scale_inv: float32 (E, K) "
-     "row_major",
-     rowwise_3d_transpose_rhs},
-    {"fp8_per_group_rowwise_scales", kRowwiseRecipe, "x: bfloat16|float32 (M, K); offs: int32|int64 (G,) over K", "",
-     "q: recipe element dtype (M, K) row_major; scale|scale_inv: float32 (G*M,) group-major [g][m]",
-     per_group_rowwise},
-    {"fp8_per_group_colwise_scales", kRowwiseRecipe, "x: bfloat16|float32 (K, N); offs: int32|int64 (G,) over K", "",
-     "q: recipe element dtype (K, N) col_major strides (1, K), rows past offs[-1] 0x00; scale|scale_inv: float32 "
-     "(G*N,) group-major [g][n]",
-     per_group_colwise},
-    {"fp8_blockwise_act_quant_lhs", kBlockwiseRecipe, "x: bfloat16|float32 (M, K), K % 128 == 0", "",
-     "q: recipe element dtype (M, K) row_major; scale_inv: float32 (M, K/128) col_major strides (1, M)",
-     act_quant_lhs},
-    {"fp8_blockwise_act_quant_rhs", kBlockwiseRecipe, "x: bfloat16|float32 (M, K), K % 128 == 0", "",
-     "q: recipe element dtype (M, K) col_major strides (1, M); scale_inv: float32 (ceil(M/128), K) row_major",
-     act_quant_rhs},
-    {"fp8_blockwise_weight_quant_rhs", kBlockwiseRecipe, "x: bfloat16|float32 (M, N), M, N % 128 == 0", "",
-     "q: recipe element dtype (M, N) col_major strides (1, M); scale_inv: float32 (M/128, N/128) col_major",
-     weight_quant_rhs},
-    {"deepgemm_per_token_cast_to_fp8", kDeepGemmRecipe, "x: bfloat16|float32 (m, n)", "",
-     "q: recipe element dtype (m, n) row_major; scale_inv: float32 (m, ceil(n/128)) row_major", per_token_cast},
-    {"mx_quantize_dim0", kMxRecipe, "x: bfloat16|float32 (M, K), K % 32 == 0", "recipe (an MX recipe)",
-     "q: recipe element dtype (M, K) row_major; scale: float8_e8m0fnu (M, K/32) row_major", mx_dim0},
-    {"mx_quantize_dim1", kMxRecipe, "x: bfloat16|float32 (M, K), M % 32 == 0", "recipe (an MX recipe)",
-     "q: recipe element dtype (M, K) col_major strides (1, M); scale: float8_e8m0fnu (K, M/32) row_major", mx_dim1},
-    {"mx_quantize_3d", kMxRecipe, "x: bfloat16|float32 (E, N, K), N % 32 == 0 (and K % 32 == 0 for 32x32)",
-     "recipe (an MX recipe); block (string, 32x1 or 32x32, default 32x1)",
-     "q: recipe element dtype (E, N, K) expert_col_major strides (N*K, 1, N); scale: float8_e8m0fnu (E, N/32, K) "
-     "or (E, N/32, K/32) row_major",
-     mx_3d},
-};
 
 // ---- production-shape cases ---------------------------------------------------------------------
 
@@ -449,7 +427,7 @@ LargeCase weights_case(std::string_view kernel, std::string input, Shape shape, 
 
 }  // namespace
 
-std::span<const golden::KernelAdapter> quant_adapters() { return kAdapters; }
+std::span<const golden::KernelAdapter> quant_adapters() { return table(); }
 
 std::vector<LargeCase> large_quant_cases() {
   using golden::Distribution;

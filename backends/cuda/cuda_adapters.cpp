@@ -15,6 +15,18 @@ std::span<const golden::KernelAdapter> kernel_adapters() {
   return all;
 }
 
+std::vector<golden::KernelAdapter> twin_adapters(std::initializer_list<std::pair<std::string_view, RunFn>> runs) {
+  std::vector<golden::KernelAdapter> v;
+  for (const auto& [name, run] : runs) {
+    const golden::KernelAdapter* emulator = golden::find_adapter(name);
+    if (emulator == nullptr) throw std::logic_error("CUDA adapter '" + std::string(name) + "' has no emulator twin");
+    golden::KernelAdapter a = *emulator;
+    a.run = run;
+    v.push_back(a);
+  }
+  return v;
+}
+
 const golden::KernelAdapter* find_kernel_adapter(std::string_view kernel) {
   for (const golden::KernelAdapter& a : kernel_adapters())
     if (a.name == kernel) return &a;

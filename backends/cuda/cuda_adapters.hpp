@@ -8,6 +8,9 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
+#include <stdexcept>
+#include <utility>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,6 +24,12 @@ namespace octet::cuda {
 // Every CUDA adapter (quantisers, then layout / transpose / fused / a2a kernels).
 std::span<const golden::KernelAdapter> kernel_adapters();
 const golden::KernelAdapter* find_kernel_adapter(std::string_view kernel);
+
+// CUDA adapters from (kernel name, CUDA run function) pairs: every other field (default recipe,
+// the inputs/params/outputs documentation) is the emulator twin's, since the datasets must be
+// the same. std::logic_error when a name has no emulator adapter.
+using RunFn = golden::Tensors (*)(const golden::KernelCall&);
+std::vector<golden::KernelAdapter> twin_adapters(std::initializer_list<std::pair<std::string_view, RunFn>> runs);
 
 std::span<const golden::KernelAdapter> quant_adapters();   // adapters_quant.cpp
 std::span<const golden::KernelAdapter> layout_adapters();  // adapters_layout.cpp
