@@ -19,6 +19,7 @@
 
 #include "octet/format.hpp"
 #include "octet/golden/inputs.hpp"
+#include "expect_tensor.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/golden/suite.hpp"
 #include "octet/kernels/mx_quantize.hpp"
@@ -27,42 +28,7 @@
 namespace octet::golden {
 namespace {
 
-std::string hex(const std::vector<std::uint8_t>& bytes, std::size_t at, std::size_t size) {
-  std::string s = "0x";
-  char buf[4];
-  for (std::size_t b = size; b-- > 0;) {  // little-endian element
-    std::snprintf(buf, sizeof buf, "%02x", bytes[at + b]);
-    s += buf;
-  }
-  return s;
-}
-
-std::string coords(std::int64_t i, const std::vector<std::int64_t>& shape) {
-  std::string s;
-  for (std::size_t k = shape.size(); k-- > 0;) {
-    const std::int64_t d = shape[k] > 0 ? shape[k] : 1;
-    s = std::to_string(i % d) + (s.empty() ? "" : ", ") + s;
-    i /= d;
-  }
-  return "(" + s + ")";
-}
-
-// Equal dtype, shape, layout, strides and bytes; the first mismatching elements are printed.
-void expect_tensor(const Tensor& got, const Tensor& want, const std::string& what) {
-  EXPECT_EQ(got.dtype, want.dtype) << what;
-  EXPECT_EQ(got.shape, want.shape) << what;
-  EXPECT_EQ(got.layout, want.layout) << what;
-  EXPECT_EQ(got.strides, want.strides) << what;
-  ASSERT_EQ(got.bytes.size(), want.bytes.size()) << what;
-  const std::size_t size = std::size_t(lookup_dtype(want.dtype)->element_size);
-  int shown = 0;
-  for (std::size_t i = 0; i < want.bytes.size() && shown < 8; i += size)
-    if (std::memcmp(&got.bytes[i], &want.bytes[i], size) != 0) {
-      ADD_FAILURE() << what << ": element " << i / size << " " << coords(std::int64_t(i / size), want.shape)
-                    << ": got " << hex(got.bytes, i, size) << ", want " << hex(want.bytes, i, size);
-      ++shown;
-    }
-}
+using testing_util::expect_tensor;
 
 KernelCall call(const std::string& kernel, Tensors inputs, const std::string& recipe = "") {
   KernelCall c;
