@@ -23,137 +23,23 @@
 // The scale dataset of an FP8 kernel is `scale` for recipes that store the encode multiplier and
 // `scale_inv` otherwise, as golden/src/adapters/fp8.cpp names it. Outputs are poisoned (0xA5)
 // before each launch, so a byte the kernel fails to write shows as a mismatch.
-#include <algorithm>
-#include <bit>
-#include <cstring>
 #include <string>
 #include <vector>
 
-// cuda_runtime.h (not only _api.h): device_buffer.hpp calls the typed cudaMalloc(T**) overload.
-#include <cuda_runtime.h>
-
+#include "adapter_util.hpp"
 #include "cuda_adapters.hpp"
-#include "device_buffer.hpp"
-#include "octet/format.hpp"
-#include "octet/golden/inputs.hpp"
-#include "octet/golden/tensor_io.hpp"
-#include "octet/tensor.hpp"
 #include "quant.hpp"
 
 namespace octet::cuda {
-namespace {
 
-using golden::KernelCall;
-using golden::KernelInputError;
-using golden::Tensor;
-using golden::Tensors;
-using Shape = std::vector<std::int64_t>;
+using namespace adapter_util;
+
+namespace {
 
 constexpr std::string_view kRowwiseRecipe = "torchao_fp8_rowwise_pow2";
 constexpr std::string_view kBlockwiseRecipe = "torchao_blockwise";
 constexpr std::string_view kDeepGemmRecipe = "deepgemm";
 constexpr std::string_view kMxRecipe = "torchao_mx_rceil";
-constexpr std::uint8_t kPoison = 0xA5;
-
-// ---- recipes (the emulator adapters' rules and messages) ------------------------------------------
-
-const Recipe& fp8_recipe(const KernelCall& call, std::string_view fallback) {
-  const Recipe& r = golden::call_recipe(call, fallback);
-  const FormatId e = element_format(r);
-  const ScaleStorage s = storage(r);
-  const bool fp8_elements = e == FormatId::e4m3fn || e == FormatId::e4m3fnuz || e == FormatId::e5m2;
-  const bool fp32_scales = s == ScaleStorage::EncodeFp32 || s == ScaleStorage::DecodeFp32;
-  if (!fp8_elements || !fp32_scales)
-    throw KernelInputError("kernel " + call.kernel + ": recipe '" + std::string(name(r)) + "' has " +
-                           std::string(dtype_name(e)) + " elements and " + std::string(name(s)) +
-                           " scales; this kernel takes an fp8 recipe with float32 scales (torchao_fp8_rowwise*, "
-                           "torchao_blockwise*, te_current*, te_blockwise*, deepgemm*, deepep*)");
-  return r;
-}
-
-std::string scale_name(const Recipe& r) { return storage(r) == ScaleStorage::EncodeFp32 ? "scale" : "scale_inv"; }
-
-// ---- device inputs and outputs --------------------------------------------------------------------
-
-struct DeviceInput {
-  SourceType src = SourceType::bf16;
-  DeviceBuffer<std::uint8_t> bytes;
-  std::int64_t rows = 0, cols = 0;
-};
-
-DeviceInput upload(const golden::FloatInput& in) {
-  DeviceInput d;
-  d.rows = in.dim(0);
-  d.cols = in.dim(1);
-  std::vector<std::uint8_t> raw;
-  if (in.type == InputType::bf16) {
-    d.src = SourceType::bf16;
-    raw.resize(in.bf16.size() * 2);
-    if (!raw.empty()) std::memcpy(raw.data(), in.bf16.data(), raw.size());
-  } else {
-    d.src = SourceType::fp32;
-    raw.resize(in.f32.size() * 4);
-    if (!raw.empty()) std::memcpy(raw.data(), in.f32.data(), raw.size());
-  }
-  d.bytes = DeviceBuffer<std::uint8_t>(raw);
-  return d;
-}
-
-template <class T>
-DeviceBuffer<T> poisoned(std::int64_t n) {
-  DeviceBuffer<T> b{std::size_t(n)};
-  b.fill_bytes(kPoison);
-  return b;
-}
-
-// The elements of a buffer laid out with `strides`, in logical row-major order of `shape`.
-template <class T>
-std::vector<T> logical(const std::vector<T>& buffer, const Shape& shape, const Shape& strides) {
-  std::int64_t n = 1;
-  for (const std::int64_t d : shape) n *= d;
-  std::vector<T> out;
-  out.reserve(std::size_t(n));
-  Shape index(shape.size(), 0);
-  for (std::int64_t i = 0; i < n; ++i) {
-    std::int64_t offset = 0;
-    for (std::size_t d = 0; d < shape.size(); ++d) offset += index[d] * strides[d];
-    out.push_back(buffer.at(std::size_t(offset)));
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      if (++index[d] < shape[d]) break;
-      index[d] = 0;
-    }
-  }
-  return out;
-}
-
-Tensor codes_tensor(const Recipe& r, const DeviceBuffer<std::uint8_t>& q, Shape shape, Shape strides,
-                    std::string layout) {
-  std::vector<std::uint8_t> values = logical(q.download(), shape, strides);
-  return golden::make_tensor(dtype_name(element_format(r)), std::move(shape), values, std::move(layout),
-                             std::move(strides));
-}
-
-Tensor fp32_scale_tensor(const DeviceBuffer<std::uint32_t>& s, Shape shape, Shape strides, std::string layout) {
-  std::vector<float> values;
-  for (const std::uint32_t bits : logical(s.download(), shape, strides)) values.push_back(std::bit_cast<float>(bits));
-  return golden::make_tensor("float32", std::move(shape), values, std::move(layout), std::move(strides));
-}
-
-// "row_major" / "col_major" from a 2D layout, as golden/src/adapters/mx.cpp names it.
-std::string layout_2d(std::int64_t rows, std::int64_t cols, std::int64_t row_stride, std::int64_t col_stride) {
-  if (col_stride == 1 && (row_stride == cols || rows <= 1)) return "row_major";
-  if (row_stride == 1 && (col_stride == rows || cols <= 1)) return "col_major";
-  return "strided";
-}
-
-Tensor e8m0_tensor(std::string_view dtype, const DeviceBuffer<std::uint8_t>& b, std::int64_t rows, std::int64_t cols,
-                   std::int64_t row_stride, std::int64_t col_stride) {
-  const Shape shape{rows, cols}, strides{row_stride, col_stride};
-  return golden::make_tensor(dtype, shape, logical(b.download(), shape, strides),
-                             layout_2d(rows, cols, row_stride, col_stride), strides);
-}
-
-void synchronize() { OCTET_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 // ---- FP8 adapters -------------------------------------------------------------------------------
 
@@ -249,28 +135,6 @@ Tensors per_group_colwise(const KernelCall& c) {
 }
 
 // ---- 3D FP8 weight adapters ----------------------------------------------------------------------
-
-// (E, K, N) in logical order -> per-expert column-major storage, strides (K*N, 1, K).
-template <class T>
-std::vector<T> to_expert_col_major(const std::vector<T>& v, std::int64_t E, std::int64_t K, std::int64_t N) {
-  std::vector<T> out(v.size());
-  for (std::int64_t e = 0; e < E; ++e)
-    for (std::int64_t k = 0; k < K; ++k)
-      for (std::int64_t n = 0; n < N; ++n) out[std::size_t(e * K * N + n * K + k)] = v[std::size_t((e * K + k) * N + n)];
-  return out;
-}
-
-// The weights `w` (E, K, N), uploaded per-expert column-major or row-major.
-DeviceInput upload_experts(const golden::FloatInput& w, bool expert_col_major) {
-  golden::FloatInput stored = w;
-  const std::int64_t E = w.dim(0), K = w.dim(1), N = w.dim(2);
-  if (expert_col_major) {
-    if (w.type == InputType::bf16) stored.bf16 = to_expert_col_major(w.bf16, E, K, N);
-    else stored.f32 = to_expert_col_major(w.f32, E, K, N);
-  }
-  stored.shape = {E * K, N};
-  return upload(stored);
-}
 
 Tensors colwise_3d(const KernelCall& c) {
   const Recipe& r = fp8_recipe(c, kRowwiseRecipe);
@@ -370,59 +234,6 @@ const std::vector<golden::KernelAdapter>& table() {
     {"mx_quantize_3d", mx_3d},
   });
   return adapters;
-}
-
-
-// ---- production-shape cases ---------------------------------------------------------------------
-
-constexpr std::int64_t kTokens = 16640, kHidden = 5120;
-
-// G inclusive group ends over `extent`, random sizes in multiples of 16 (empty groups possible),
-// the last at `extent`.
-std::vector<std::int64_t> group_ends(std::int64_t extent, std::int64_t G, std::uint64_t seed) {
-  std::vector<std::int64_t> ends;
-  for (std::int64_t g = 0; g + 1 < G; ++g) ends.push_back(golden::uniform_int(seed, std::uint64_t(g), extent / 16 + 1) * 16);
-  std::sort(ends.begin(), ends.end());
-  ends.push_back(extent);
-  return ends;
-}
-
-// One production-shape case: bf16 input `x` of `shape` (and `offs` when G > 0).
-golden::CaseSpec large_case(const std::string& name, std::string_view kernel, Shape shape, golden::Distribution dist,
-                            std::int64_t G, std::int64_t grouped_extent) {
-  const std::uint64_t seed = 2026;
-  const golden::InputSpec spec{dist, seed};
-  golden::CaseSpec c;
-  c.name = name;
-  c.call.kernel = std::string(kernel);
-  c.call.attrs.strings["distribution"] = golden::describe(spec);
-  c.call.attrs.strings["dtype"] = "bfloat16";
-  c.call.attrs.ints["seed"] = std::int64_t(seed);
-  c.call.attrs.int_arrays["shape"] = shape;
-  c.call.inputs.emplace("x", golden::generate_tensor(spec, shape, "bfloat16"));
-  if (G > 0) {
-    const std::vector<std::int64_t> ends = group_ends(grouped_extent, G, seed + std::uint64_t(G));
-    c.call.inputs.emplace("offs", golden::make_tensor("int64", ends));
-  }
-  return c;
-}
-
-// A 3D weight case: bf16 `input` (E, R, C), normal; `block` for mx_quantize_3d.
-LargeCase weights_case(std::string_view kernel, std::string input, Shape shape, std::string block) {
-  std::string name = std::string(kernel) + "_" + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" +
-                     std::to_string(shape[2]) + (block.empty() ? "" : "_" + block);
-  return {name, [=] {
-            golden::CaseSpec c = large_case(name, kernel, {shape[0] * shape[1], shape[2]}, golden::Distribution::normal,
-                                            0, 0);
-            golden::Tensor x = c.call.inputs.at("x");
-            x.shape = shape;
-            if (!x.strides.empty()) x.strides = {shape[1] * shape[2], shape[2], 1};
-            c.call.inputs.clear();
-            c.call.inputs.emplace(input, std::move(x));
-            c.call.attrs.int_arrays["shape"] = shape;
-            if (!block.empty()) c.call.attrs.strings["block"] = block;
-            return c;
-          }};
 }
 
 }  // namespace

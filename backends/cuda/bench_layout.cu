@@ -138,6 +138,14 @@ bool validate_all() {
   ok &= validate(call_of("to_blocked_k_groups", {{"scale", e8m0({300, 64}, 5)}, {"offs", golden::make_tensor("int64", group_ends(64 * 32, 16, 6, 32))}}),
                  "to_blocked_k_groups 300x64 G16");
   ok &= validate(call_of("to_blocked_per_group_3d", {{"scale", e8m0({3, 130, 9}, 7)}}), "to_blocked_per_group_3d 3x130x9");
+  // 16-byte rows: the window kernels' vector loads and stores (the shapes above take their byte paths)
+  ok &= validate(call_of("to_blocked", {{"scale", e8m0({T, 160}, 20)}}), "to_blocked 1000x160");
+  {
+    golden::KernelCall c = call_of("from_blocked", {{"scale_blocked", e8m0({octet::blocked_rows(T) * 160}, 21)}});
+    c.attrs.ints["rows"] = T, c.attrs.ints["cols"] = 160;
+    ok &= validate(c, "from_blocked 1000x160");
+  }
+  ok &= validate(call_of("to_blocked_per_group_3d", {{"scale", e8m0({4, 300, 64}, 22)}}), "to_blocked_per_group_3d 4x300x64");
   const golden::Tensor x = golden::make_tensor("bfloat16", {T, D}, bf16_values(T * D, 8));
   {
     golden::KernelCall c = call_of("pad_token_groups", {{"x", x}, {"x_scale", e8m0({T, 16}, 9)}, {"offs", golden::make_tensor("int64", group_ends(T - 3, 16, 10))}});
@@ -207,6 +215,19 @@ bool validate_all() {
                               {"scale_inv", golden::make_tensor("float32", {m, 3}, si)},
                               {"offs", golden::make_tensor("int64", group_ends(m, 16, 15))}}),
                      std::string("fp8flow_transpose_") + v + " 700x384 G16");
+  }
+  {
+    // More tiles (~1000) than the persistent grid has blocks (5 per SM): every block walks several
+    // tiles, vector tiles and the scalar last column block (2624 = 20·128 + 64) in one loop.
+    const i64 m = 4000, cols = 2624, cb = 21;
+    std::vector<float> si(static_cast<std::size_t>(m * cb));
+    for (i64 i = 0; i < m * cb; ++i) si[std::size_t(i)] = i % 97 == 5 ? 0.0f : std::ldexp(1.0f, int(golden::uniform_int(23, std::uint64_t(i), 26)) - 20);
+    const golden::Tensor q = golden::make_tensor("float8_e4m3fn", {m, cols}, random_bytes(m * cols, 24));
+    for (const char* v : {"published", "ideal", "naive"})
+      ok &= validate(call_of(std::string("fp8flow_transpose_") + v,
+                             {{"q", q}, {"scale_inv", golden::make_tensor("float32", {m, cb}, si)},
+                              {"offs", golden::make_tensor("int64", group_ends(m, 64, 25))}}),
+                     std::string("fp8flow_transpose_") + v + " 4000x2624 G64");
   }
   {
     const i64 M = 300, H = 256;

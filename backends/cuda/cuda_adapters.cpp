@@ -9,7 +9,7 @@ namespace octet::cuda {
 std::span<const golden::KernelAdapter> kernel_adapters() {
   static const std::vector<golden::KernelAdapter> all = [] {
     std::vector<golden::KernelAdapter> v;
-    for (const auto table : {quant_adapters(), layout_adapters()}) v.insert(v.end(), table.begin(), table.end());
+    for (const auto table : {quant_adapters(), layout_adapters(), blockwise_adapters(), mx_adapters()}) v.insert(v.end(), table.begin(), table.end());
     return v;
   }();
   return all;

@@ -33,6 +33,8 @@ std::vector<golden::KernelAdapter> twin_adapters(std::initializer_list<std::pair
 
 std::span<const golden::KernelAdapter> quant_adapters();   // adapters_quant.cpp
 std::span<const golden::KernelAdapter> layout_adapters();  // adapters_layout.cpp
+std::span<const golden::KernelAdapter> blockwise_adapters();  // adapters_blockwise.cpp
+std::span<const golden::KernelAdapter> mx_adapters();  // adapters_mx.cpp
 
 // Cases at production shapes (16640x5120 bf16 with 1..128 groups; E=8 5120x8192 and E=64
 // 2048x1408 weights), run by the GPU tests in addition to every golden catalogue case. Built on
@@ -43,5 +45,7 @@ struct LargeCase {
 };
 std::vector<LargeCase> large_quant_cases();
 std::vector<LargeCase> large_layout_cases();
+std::vector<LargeCase> large_blockwise_cases();
+std::vector<LargeCase> large_mx_cases();
 
 }  // namespace octet::cuda

@@ -14,14 +14,17 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
+#include <unistd.h>
 
 #include "cuda_adapters.hpp"
 #include "octet/golden/check.hpp"
+#include "octet/golden/h5.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/golden/suite.hpp"
 
@@ -50,6 +53,30 @@ std::string sanitize(std::string s) {
   return s;
 }
 
+// The formats family (cast and decode cases) is written as a file rather than listed as case
+// specs: write it to a temporary file and read its cases back, as `octet run` does.
+std::vector<golden::CaseSpec> format_cases(golden::Suite suite) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("octet_gpu_formats_" + std::to_string(::getpid()) + ".h5");
+  golden::write_formats(path, suite, golden::Provenance::build(), {});
+  std::vector<golden::CaseSpec> out;
+  {
+    const golden::Reader reader(path);
+    for (const std::string& name : reader.cases()) {
+      golden::CaseSpec c;
+      c.name = name;
+      c.call.attrs = reader.case_attributes(name);
+      c.call.kernel = c.call.attrs.strings.at("kernel");
+      for (const std::string& d : golden::split_names(c.call.attrs.strings.at("inputs")))
+        c.call.inputs.emplace(d, reader.read_tensor(name, d));
+      for (const char* stale : {"inputs", "outputs", "octet_version", "git_revision"}) c.call.attrs.strings.erase(stale);
+      out.push_back(std::move(c));
+    }
+  }
+  std::filesystem::remove(path);
+  return out;
+}
+
 // The catalogue cases (only those the CUDA backend implements), then the large ones.
 std::vector<GpuCase> gpu_cases() {
   std::vector<GpuCase> out;
@@ -58,7 +85,8 @@ std::vector<GpuCase> gpu_cases() {
     std::vector<golden::CaseSpec> (*cases)(golden::Suite);
   } families[] = {{"fp8", golden::fp8_cases},         {"mx", golden::mx_cases},
                   {"layout", golden::layout_cases},   {"transpose", golden::transpose_cases},
-                  {"fused", golden::fused_cases},     {"a2a", golden::a2a_cases}};
+                  {"fused", golden::fused_cases},     {"a2a", golden::a2a_cases},
+                  {"recipes", golden::recipe_cases},  {"formats", format_cases}};
   for (const auto& f : families) {
     for (golden::CaseSpec& c : f.cases(golden::Suite::default_suite)) {
       if (!octet::cuda::find_kernel_adapter(c.call.kernel)) continue;
@@ -67,7 +95,8 @@ std::vector<GpuCase> gpu_cases() {
     }
   }
   std::vector<octet::cuda::LargeCase> large = octet::cuda::large_quant_cases();
-  for (octet::cuda::LargeCase& l : octet::cuda::large_layout_cases()) large.push_back(std::move(l));
+  for (auto more : {octet::cuda::large_layout_cases(), octet::cuda::large_blockwise_cases(), octet::cuda::large_mx_cases()})
+    for (octet::cuda::LargeCase& l : more) large.push_back(std::move(l));
   for (std::size_t i = 0; i < large.size(); ++i) {
     if (reduced() && i > 0) break;
     out.push_back({sanitize("large_" + large[i].name), large[i].make});

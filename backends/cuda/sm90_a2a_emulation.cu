@@ -10,17 +10,27 @@
 //            (fp8_blockwise payload, 1x128 fp32 scale_inv) and BF16 combine, torch
 //            all_to_all_single (the plan).
 //
-// Exchange, quantised payloads: one thread per 8 elements of a received row n, reading send row
-// gather[n] directly (rows are independent, so quantise-then-exchange equals this gather-then-
-// quantise, as the emulator notes); block amax over B/8 lanes, scale, codes (scale_core.hpp), then
-// each code dequantised as the emulator does: dequantize_element under scale_from_stored of the
-// stored scale, rounded once to the input dtype (bf16 RNE, IEEE overflow, NaN -> 0x7FC0; fp32 RNE,
-// NaN -> 0x7FC00000); e4m3fn codes do it in fp32 (dequantize_e4m3, proved equal below). Passthrough: the row gather of sm90_token_pad_permute.cu.
-// Combine: passthrough composes the reversed plan's gather into the route rows (the returned rows
-// are bit copies) and sums straight from y; the quantised payloads exchange back into a scratch
-// buffer first. The sum is fused_unpermute_unpad's kernel with NaN written as the quiet NaN.
-// Bytes moved (exchange): N·H·in read, N·H·(in + 1) + scales written.
+// Exchange, quantised payloads: a thread quantises 8-element chunks of received rows n, reading
+// send row gather[n] directly (rows are independent, so quantise-then-exchange equals this
+// gather-then-quantise, as the emulator notes); kItems chunks per thread and step, their gather
+// entries loaded first, then all their 16-byte row loads (64 bytes of bf16 in flight per thread).
+// The block key is combined over B/8 lanes (sm90_row_chunks_device.cuh: integer amax, the
+// recipe's scale_core scale once per chunk, the PTX cvt where exact), then each code is
+// dequantised as the emulator does: dequantize_element under scale_from_stored of the stored
+// scale, rounded once to the input dtype (bf16 RNE, IEEE overflow, NaN -> 0x7FC0; fp32 RNE,
+// NaN -> 0x7FC00000). e4m3fn / e5m2 codes do it in fp32 (dequantize_cvt, proved equal below),
+// decoding two codes per cvt.rn.f16x2.{e4m3x2,e5m2x2} (exact: every such value is an fp16);
+// a chunk with a code outside the fast path's range takes the emulator's binary64 path.
+// Passthrough: the row gather of sm90_token_pad_permute.cu.
+// Combine, routes summed in slot order (CombineSpec's reference): one kernel reads each route's
+// row straight from y through the reversed plan (passthrough: the returned rows are bit copies of
+// y's rows) or from the rows exchanged back (quantised payloads), kItems chunks per thread, and
+// sums as fused_unpermute_unpad does, NaN written as the quiet NaN. Other orders, and rows that are
+// not 16-byte aligned, use fused_unpermute_unpad itself.
+// Bytes moved (exchange): N·H·in read, N·H·(in + 1) + scales written; combine: T·K·H·in read,
+// T·H·in written.
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <cstdint>
 #include <stdexcept>
@@ -30,7 +40,7 @@
 #include "octet/scale_core.hpp"
 #include "sm90_a2a_emulation.hpp"
 #include "sm90_layout_device.hpp"
-#include "sm90_rowwise_blocks_device.hpp"
+#include "sm90_row_chunks_device.cuh"
 #include "sm90_token_pad_permute.hpp"
 
 namespace octet::cuda {
@@ -38,13 +48,16 @@ namespace {
 
 using layout_detail::blocks_for;
 using layout_detail::check_launch;
-using layout_detail::kThreads;
 using layout_detail::StreamScratch;
-using rowwise::Elem;
-using rowwise::kPerThread;
+using row_chunks::Chunk;
+using row_chunks::ChunkCursor;
+using row_chunks::ElementCast;
+using row_chunks::kChunk;
+
+constexpr int kThreads = 512;
 
 // ----------------------------------------------------------------------------
-// GPU kernels
+// GPU kernels: the exchange
 
 // The dequantised value rounded to the input dtype (a2a_emulation.cpp round_dequantized,
 // mx_quantize.cpp round_to_bf16 / round_to_fp32).
@@ -57,62 +70,145 @@ __device__ inline float round_dequantized(double v, float) {
   return scale_core::is_nan(v) ? __uint_as_float(0x7FC00000u) : float(v);
 }
 
-// The same rounding for e4m3fn codes without binary64 arithmetic (the cvt_e4m3 path).
-// P = code·decode is exact in binary64 (4 + 24 significant bits); the emulator rounds it once.
-// fp32: hi = fl32(P) is that rounding (__fmul_rn rounds the exact product once, subnormals kept).
-// bf16: where hi is normal and far from under/overflow (2^-100 <= |hi| <= 2^126), lo = P - hi is
-// exact through one fma (|decode| >= 2^-109, so every bit of P lies above 2^-149), and hi with its
-// last bit forced to 1 when lo != 0 (after a step towards zero when lo points inwards) is P rounded
-// to odd in fp32; fp32 carries 24 >= 2·8 + 2 bits, so its RNE rounding to bf16 equals the RNE
-// rounding of P (Boldo & Melquiond, round-to-odd). Zero, tiny, huge, infinite and NaN products take
-// the emulator's binary64 path above.
-__device__ inline std::uint16_t dequantize_e4m3(const RecipeCore& rec, const BlockScale& back, std::uint8_t code,
-                                                std::uint16_t) {
-  const float a = scale_core::e4m3fn_value(code), hi = __fmul_rn(a, back.decode);
-  const float mag = fabsf(hi);
-  if (mag >= 0x1p-100f && mag <= 0x1p+126f) {
-    const float lo = __fmaf_rn(a, back.decode, -hi);
-    std::uint32_t b = __float_as_uint(hi);
-    if (lo != 0.0f) {
-      if ((__float_as_uint(lo) ^ b) >> 31) b -= 1;  // |P| < |hi|: truncate towards zero
-      b |= 1u;
-    }
-    return __bfloat16_as_ushort(__float2bfloat16_rn(__uint_as_float(b)));
+// The emulator's dequantisation of 8 codes, in binary64 (the generic path, and the fast path's
+// out-of-range chunks): round(decode(code) · decode_multiplier), packed as stored.
+template <class In>
+__device__ __noinline__ Chunk dequantize_exact(FormatId element, float decode_multiplier, uint2 codes) {
+  const Format& f = format_of(element);
+  Chunk out;
+#pragma unroll
+  for (int e = 0; e < kChunk; ++e) {
+    const In v = round_dequantized(decode(f, row_chunks::code_byte(codes, e)) * double(decode_multiplier), In{});
+    if constexpr (std::is_same_v<In, float>) out.v[e] = __float_as_uint(v);
+    else out.v[e] = std::uint32_t(v) << 16;
   }
-  return round_dequantized(scale_core::dequantize_element(rec, back, code), std::uint16_t{});
-}
-__device__ inline float dequantize_e4m3(const RecipeCore&, const BlockScale& back, std::uint8_t code, float) {
-  const float v = __fmul_rn(scale_core::e4m3fn_value(code), back.decode);
-  return scale_core::is_nan(v) ? __uint_as_float(0x7FC00000u) : v;
+  return out;
 }
 
-template <class In, int B, rowwise::ElementCast kCast>
-__global__ void __launch_bounds__(kThreads)
-    exchange_kernel(const In* __restrict__ x, std::int64_t rows, std::int64_t h, const std::int64_t* __restrict__ gather,
-                    const RecipeCore rec, In* __restrict__ y, std::uint8_t* __restrict__ q, void* __restrict__ scales) {
-  using E = Elem<In>;
-  const std::int64_t chunks = h / kPerThread;
-  std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x;
-  const bool active = i < rows * chunks;  // inactive lanes: whole blocks, on row 0, no stores
-  if (!active) i = 0;
-  const std::int64_t n = i / chunks, j = (i % chunks) * kPerThread;
-  float v[8];
-  E::load8(x + __ldg(gather + n) * h + j, v);
-  const BlockScale s = rowwise::block_scale8<B>(rec, v);
-  if (!active) return;
-  std::uint8_t c[8];
-  rowwise::codes8<kCast>(rec, s, v, c);
-  rowwise::store_codes8(q + n * h + j, c);
-  rowwise::store_scale<B>(scales, n * (h / B) + j / B, s);
-  const BlockScale back = scale_core::scale_from_stored(rec, s.stored);
-  In out[8];
-#pragma unroll
-  for (int e = 0; e < kPerThread; ++e) {
-    if constexpr (kCast == rowwise::ElementCast::cvt_e4m3) out[e] = dequantize_e4m3(rec, back, c[e], In{});
-    else out[e] = round_dequantized(scale_core::dequantize_element(rec, back, c[e]), In{});
-  }
-  E::store8(y + n * h + j, out);
+// The values of two codes (the low byte first) through the hardware cvt to f16x2, exact.
+template <ElementCast kCast>
+__device__ __forceinline__ float2 code_pair_values(std::uint32_t pair) {
+  std::uint32_t h2;
+  if constexpr (kCast == ElementCast::cvt_e4m3)
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(std::uint16_t(pair)));
+  else
+    asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(std::uint16_t(pair)));
+  return __half22float2(*reinterpret_cast<const __half2*>(&h2));
 }
+
+// The same dequantisation for e4m3fn / e5m2 codes without binary64 arithmetic. a = the code's
+// value (exact: at most 4 significant bits), P = a·decode is exact in binary64 (<= 4 + 24 bits)
+// and the emulator rounds it once.
+// fp32: fl32(P) = __fmul_rn(a, decode) for every a and decode (one rounding of the exact product,
+// subnormals kept); NaN -> 0x7FC00000.
+// bf16: where hi = fl32(P) is normal and far from under/overflow (2^-100 <= |hi| <= 2^126), P has
+// at most 28 significant bits, all above 2^-129, so lo = P - hi is exact through one fma, and hi
+// with its last bit forced to 1 when lo != 0 (after a step towards zero when lo points inwards) is
+// P rounded to odd in fp32; fp32 carries 24 >= 2·8 + 2 bits, so its RNE rounding to bf16 equals the
+// RNE rounding of P (Boldo & Melquiond, round-to-odd). a = 0 with a finite decode gives P = ±0 =
+// hi, lo = 0: the same formula. Any other element (tiny, huge, infinite or NaN products, a
+// non-finite decode) sends the chunk to dequantize_exact. Returns false then.
+template <ElementCast kCast>
+__device__ __forceinline__ bool dequantize_cvt(float decode_multiplier, uint2 codes, Chunk& out, std::uint16_t) {
+  const std::uint32_t words[2] = {codes.x, codes.y};
+  bool fast = fabsf(decode_multiplier) <= 0x1.fffffep127f;
+#pragma unroll
+  for (int e = 0; e < kChunk; e += 2) {
+    const float2 a = code_pair_values<kCast>(words[e / 4] >> (8 * (e % 4)));
+    const float av[2] = {a.x, a.y};
+    float rounded[2];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const float hi = __fmul_rn(av[i], decode_multiplier), lo = __fmaf_rn(av[i], decode_multiplier, -hi);
+      const float mag = fabsf(hi);
+      fast &= (mag >= 0x1p-100f && mag <= 0x1p+126f) || av[i] == 0.0f;
+      std::uint32_t b = __float_as_uint(hi);
+      if (lo != 0.0f) {
+        if ((__float_as_uint(lo) ^ b) >> 31) b -= 1;  // |P| < |hi|: truncate towards zero
+        b |= 1u;
+      }
+      rounded[i] = __uint_as_float(b);
+    }
+    const __nv_bfloat162 pair = __floats2bfloat162_rn(rounded[0], rounded[1]);
+    out.v[e] = std::uint32_t(__bfloat16_as_ushort(pair.x)) << 16;
+    out.v[e + 1] = std::uint32_t(__bfloat16_as_ushort(pair.y)) << 16;
+  }
+  return fast;
+}
+template <ElementCast kCast>
+__device__ __forceinline__ bool dequantize_cvt(float decode_multiplier, uint2 codes, Chunk& out, float) {
+  const std::uint32_t words[2] = {codes.x, codes.y};
+#pragma unroll
+  for (int e = 0; e < kChunk; e += 2) {
+    const float2 a = code_pair_values<kCast>(words[e / 4] >> (8 * (e % 4)));
+    const float v0 = __fmul_rn(a.x, decode_multiplier), v1 = __fmul_rn(a.y, decode_multiplier);
+    out.v[e] = v0 != v0 ? 0x7FC00000u : __float_as_uint(v0);
+    out.v[e + 1] = v1 != v1 ? 0x7FC00000u : __float_as_uint(v1);
+  }
+  return true;
+}
+
+struct ExchangeParams {
+  const void* x = nullptr;  // (rows of the send layout, H) In
+  std::int64_t rows = 0, h = 0;
+  const std::int64_t* gather = nullptr;  // (N,)
+  std::uint32_t nan_code = 0;            // row_chunks::nan_code_of(recipe)
+  void* y = nullptr;                     // (N, H) In
+  std::uint8_t* q = nullptr;             // (N, H)
+  void* scales = nullptr;                // (N, H/B)
+};
+
+// Chunks per thread and step: all gather entries, then all 16-byte row loads, first.
+constexpr int kExchangeItems = 2;
+
+template <class In, int B, ElementCast kCast, class R>
+__global__ void __launch_bounds__(kThreads, 2) exchange_kernel(const ExchangeParams p, const R rec) {
+  const In* x = static_cast<const In*>(p.x);
+  In* y = static_cast<In*>(p.y);
+  const std::int64_t h = p.h, per_row = h / kChunk, total = p.rows * per_row, blocks_per_row = h / B;
+  const std::uint32_t nan_key = row_chunks::nan_key_of(rec);
+  const std::int64_t step = std::int64_t(gridDim.x) * kThreads;
+  const std::int64_t step_rows = step / per_row, step_chunks = step % per_row;
+  std::int64_t first = std::int64_t(blockIdx.x) * kThreads + threadIdx.x;
+  ChunkCursor cur{first / per_row, first % per_row};
+  // Every lane of a warp runs the same steps (the shuffles need the whole warp); lanes past the end
+  // (whole quantisation blocks) read row gather[0] and store nothing.
+  const std::int64_t lane = threadIdx.x % 32;
+  for (; first - lane < total; first += kExchangeItems * step) {
+    ChunkCursor at[kExchangeItems];
+    std::int64_t src[kExchangeItems];
+#pragma unroll
+    for (int k = 0; k < kExchangeItems; ++k) {
+      at[k] = cur;
+      cur.advance(step_rows, step_chunks, per_row);
+      src[k] = __ldg(p.gather + (at[k].row < p.rows ? at[k].row : 0));
+    }
+    row_chunks::RawChunk<In> raw[kExchangeItems];
+#pragma unroll
+    for (int k = 0; k < kExchangeItems; ++k)
+      raw[k].load(x + src[k] * h + (at[k].row < p.rows ? at[k].chunk * kChunk : 0));
+#pragma unroll
+    for (int k = 0; k < kExchangeItems; ++k) {
+      const Chunk c = raw[k].chunk();
+      const std::uint32_t key = row_chunks::group_max<B / kChunk>(row_chunks::chunk_key(c, nan_key));
+      if (at[k].row >= p.rows) continue;
+      const std::int64_t n = at[k].row, j = at[k].chunk * kChunk;
+      const BlockScale s = row_chunks::scale_of_key(rec, key);
+      const uint2 codes = row_chunks::quantize_chunk<kCast>(rec, s, c, p.nan_code);
+      *reinterpret_cast<uint2*>(p.q + n * h + j) = codes;
+      if (threadIdx.x % (B / kChunk) == 0) row_chunks::store_scale<B>(p.scales, n * blocks_per_row + j / B, s.stored);
+      const float decode_multiplier = scale_core::scale_from_stored(rec, s.stored).decode;
+      Chunk out;
+      bool fast = false;
+      if constexpr (kCast != ElementCast::generic) fast = dequantize_cvt<kCast>(decode_multiplier, codes, out, In{});
+      if (!fast) out = dequantize_exact<In>(rec.element, decode_multiplier, codes);
+      row_chunks::store_chunk(y + n * h + j, out);
+    }
+  }
+}
+
+// ----------------------------------------------------------------------------
+// GPU kernels: the combine
 
 // rows_t_k[i] <- reverse_gather[route_rows[i]] (-1 stays -1).
 __global__ void compose_kernel(const std::int64_t* route_rows, std::int64_t n, const std::int64_t* reverse_gather,
@@ -123,8 +219,98 @@ __global__ void compose_kernel(const std::int64_t* route_rows, std::int64_t n, c
   out[i] = r < 0 ? -1 : __ldg(reverse_gather + r);
 }
 
+// The sum rounded to the input dtype (fused_unpermute_unpad's rounding with the a2a combine's quiet
+// NaN): bf16 RNE with IEEE overflow (cvt.rn.bf16x2.f32 for finite sums, ±Inf kept, as octet's
+// converter), NaN -> 0x7FC0; fp32 kept, NaN -> 0x7FC00000.
+__device__ __forceinline__ Chunk round_sum(const float acc[kChunk], std::uint16_t) {
+  Chunk r;
+#pragma unroll
+  for (int e = 0; e < kChunk; e += 2) {
+    const __nv_bfloat162 pair = __floats2bfloat162_rn(acc[e], acc[e + 1]);
+    r.v[e] = std::uint32_t(__bfloat16_as_ushort(pair.x)) << 16;
+    r.v[e + 1] = std::uint32_t(__bfloat16_as_ushort(pair.y)) << 16;
+  }
+#pragma unroll
+  for (int e = 0; e < kChunk; ++e) {
+    const std::uint32_t b = __float_as_uint(acc[e]);
+    if ((b & 0x7F800000u) == 0x7F800000u)
+      r.v[e] = (b & 0x007FFFFFu) != 0 ? 0x7FC00000u : (b & 0x80000000u) | 0x7F800000u;
+  }
+  return r;
+}
+__device__ __forceinline__ Chunk round_sum(const float acc[kChunk], float) {
+  Chunk r;
+#pragma unroll
+  for (int e = 0; e < kChunk; ++e) r.v[e] = acc[e] != acc[e] ? 0x7FC00000u : __float_as_uint(acc[e]);
+  return r;
+}
+
+struct CombineParams {
+  const void* rows = nullptr;              // (N, H) In: y (passthrough) or the rows exchanged back
+  std::int64_t h = 0;
+  const std::int64_t* reverse = nullptr;   // send-layout row -> row of `rows`; nullptr: the identity
+  const std::int64_t* route_rows = nullptr;  // (T, K) send-layout rows, -1 unused
+  std::int64_t tokens = 0, topk = 0;
+  const float* weights = nullptr;  // (T, K) or nullptr (1.0)
+  void* out = nullptr;             // (T, H) In
+};
+
+constexpr int kCombineThreads = 256;
+constexpr int kCombineItems = 2;
+
+// Per chunk of a token's output row: acc = +0, then for each route k in slot order whose row is not
+// -1, acc = acc + fl32(x·w) (or fma(x, w, acc)), as fused_unpermute_unpad's combine_kernel.
+template <class In, bool kFma>
+__global__ void __launch_bounds__(kCombineThreads, 4) combine_kernel(const CombineParams p) {
+  const In* rows = static_cast<const In*>(p.rows);
+  In* out = static_cast<In*>(p.out);
+  const std::int64_t h = p.h, per_row = h / kChunk, total = p.tokens * per_row, topk = p.topk;
+  const std::int64_t step = std::int64_t(gridDim.x) * kCombineThreads;
+  const std::int64_t step_rows = step / per_row, step_chunks = step % per_row;
+  std::int64_t first = std::int64_t(blockIdx.x) * kCombineThreads + threadIdx.x;
+  ChunkCursor cur{first / per_row, first % per_row};
+  for (; first < total; first += kCombineItems * step) {
+    ChunkCursor at[kCombineItems];
+    float acc[kCombineItems][kChunk];
+#pragma unroll
+    for (int u = 0; u < kCombineItems; ++u) {
+      at[u] = cur;
+      cur.advance(step_rows, step_chunks, per_row);
+#pragma unroll
+      for (int e = 0; e < kChunk; ++e) acc[u][e] = 0.0f;  // +0, as TE's tl.zeros
+    }
+    for (std::int64_t k = 0; k < topk; ++k) {
+      std::int64_t row[kCombineItems];
+#pragma unroll
+      for (int u = 0; u < kCombineItems; ++u) {
+        row[u] = at[u].row < p.tokens ? __ldg(p.route_rows + at[u].row * topk + k) : -1;
+        if (row[u] >= 0 && p.reverse != nullptr) row[u] = __ldg(p.reverse + row[u]);
+      }
+      row_chunks::RawChunk<In> raw[kCombineItems];
+#pragma unroll
+      for (int u = 0; u < kCombineItems; ++u)
+        if (row[u] >= 0) raw[u].load(rows + row[u] * h + at[u].chunk * kChunk);
+#pragma unroll
+      for (int u = 0; u < kCombineItems; ++u) {
+        if (row[u] < 0) continue;
+        const float w = p.weights != nullptr ? __ldg(p.weights + at[u].row * topk + k) : 1.0f;
+        const Chunk c = raw[u].chunk();
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) {
+          const float xv = row_chunks::value(c, e);
+          acc[u][e] = kFma ? __fmaf_rn(xv, w, acc[u][e]) : __fadd_rn(acc[u][e], __fmul_rn(xv, w));
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kCombineItems; ++u)
+      if (at[u].row < p.tokens)
+        row_chunks::store_chunk(out + at[u].row * h + at[u].chunk * kChunk, round_sum(acc[u], In{}));
+  }
+}
+
 // ----------------------------------------------------------------------------
-// kernel launcher
+// kernel launchers
 
 std::int64_t payload_block(A2aPayload p) {
   return p == A2aPayload::mxfp8 ? 32 : p == A2aPayload::fp8_blockwise ? 128 : 0;
@@ -147,25 +333,75 @@ void check_recipe(A2aPayload p, const Recipe& r, std::int64_t h, const char* ker
 
 template <class In>
 void launch_exchange(const In* x, std::int64_t rows, std::int64_t h, const std::int64_t* gather, A2aPayload payload,
-                     const RecipeCore& rec, rowwise::ElementCast cast, In* y, std::uint8_t* q, void* scales,
-                     cudaStream_t stream) {
-  const std::int64_t threads = rows * (h / kPerThread);
-  if (threads == 0) return;
-  const unsigned blocks = blocks_for(threads, kThreads);
-  auto run = [&](auto kernel) {
-    kernel<<<blocks, kThreads, 0, stream>>>(x, rows, h, gather, rec, y, q, scales);
+                     const Recipe& recipe, In* y, std::uint8_t* q, void* scales, cudaStream_t stream) {
+  const std::int64_t chunks = rows * (h / kChunk);
+  if (chunks == 0) return;
+  const RecipeCore core = make_core(recipe);
+  ExchangeParams p;
+  p.x = x, p.rows = rows, p.h = h, p.gather = gather, p.nan_code = row_chunks::nan_code_of(core);
+  p.y = y, p.q = q, p.scales = scales;
+  auto run = [&](auto kernel, const auto& rec) {
+    const unsigned blocks =
+        row_chunks::persistent_grid(kernel, kThreads, 0, chunks, std::int64_t(kThreads) * kExchangeItems);
+    kernel<<<blocks, kThreads, 0, stream>>>(p, rec);
     check_launch();
   };
-  using rowwise::ElementCast;
+  // Compile-time scale rules for the payloads' default recipes (torchao_mx_rceil, deepep) with the
+  // e4m3 cvt; every other recipe with its runtime RecipeCore.
+  using row_chunks::DeepEpCore;
+  using row_chunks::TorchaoMxRceilCore;
+  const ElementCast cast = rowwise::element_cast_of(recipe);
   if (payload == A2aPayload::mxfp8) {
-    if (cast == ElementCast::cvt_e4m3) run(exchange_kernel<In, 32, ElementCast::cvt_e4m3>);
-    else if (cast == ElementCast::cvt_e5m2) run(exchange_kernel<In, 32, ElementCast::cvt_e5m2>);
-    else run(exchange_kernel<In, 32, ElementCast::generic>);
+    if (cast == ElementCast::cvt_e4m3 && TorchaoMxRceilCore::matches(core))
+      run(exchange_kernel<In, 32, ElementCast::cvt_e4m3, TorchaoMxRceilCore>, TorchaoMxRceilCore::of(core));
+    else if (cast == ElementCast::cvt_e4m3) run(exchange_kernel<In, 32, ElementCast::cvt_e4m3, RecipeCore>, core);
+    else if (cast == ElementCast::cvt_e5m2) run(exchange_kernel<In, 32, ElementCast::cvt_e5m2, RecipeCore>, core);
+    else run(exchange_kernel<In, 32, ElementCast::generic, RecipeCore>, core);
   } else {
-    if (cast == ElementCast::cvt_e4m3) run(exchange_kernel<In, 128, ElementCast::cvt_e4m3>);
-    else if (cast == ElementCast::cvt_e5m2) run(exchange_kernel<In, 128, ElementCast::cvt_e5m2>);
-    else run(exchange_kernel<In, 128, ElementCast::generic>);
+    if (cast == ElementCast::cvt_e4m3 && DeepEpCore::matches(core))
+      run(exchange_kernel<In, 128, ElementCast::cvt_e4m3, DeepEpCore>, DeepEpCore::of(core));
+    else if (cast == ElementCast::cvt_e4m3) run(exchange_kernel<In, 128, ElementCast::cvt_e4m3, RecipeCore>, core);
+    else if (cast == ElementCast::cvt_e5m2) run(exchange_kernel<In, 128, ElementCast::cvt_e5m2, RecipeCore>, core);
+    else run(exchange_kernel<In, 128, ElementCast::generic, RecipeCore>, core);
   }
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// The combine's sum over route rows of `rows` (through `reverse` when given): the fused kernel for
+// the reference order and 16-byte aligned rows, else compose + fused_unpermute_unpad.
+void combine_rows(InputType type, const void* rows, std::int64_t n, std::int64_t h, const std::int64_t* reverse,
+                  const std::int64_t* route_rows, std::int64_t tokens, std::int64_t topk, const float* weights,
+                  CombineSpec spec, void* out, cudaStream_t stream) {
+  const std::int64_t in_bytes = type == InputType::bf16 ? 2 : 4;
+  if (spec.order == CombineOrder::slot_ascending && h % kChunk == 0 && aligned16(rows) && aligned16(out)) {
+    if (h == 0) return;
+    CombineParams p;
+    p.rows = rows, p.h = h, p.reverse = reverse, p.route_rows = route_rows, p.tokens = tokens, p.topk = topk;
+    p.weights = weights, p.out = out;
+    auto run = [&](auto kernel) {
+      const unsigned blocks = row_chunks::persistent_grid(kernel, kCombineThreads, 0, tokens * (h / kChunk),
+                                                          std::int64_t(kCombineThreads) * kCombineItems);
+      kernel<<<blocks, kCombineThreads, 0, stream>>>(p);
+      check_launch();
+    };
+    if (type == InputType::bf16)
+      spec.fused_multiply_add ? run(combine_kernel<std::uint16_t, true>) : run(combine_kernel<std::uint16_t, false>);
+    else
+      spec.fused_multiply_add ? run(combine_kernel<float, true>) : run(combine_kernel<float, false>);
+    return;
+  }
+  if (reverse == nullptr) {
+    fused_unpermute_unpad({rows, n, h, in_bytes}, type, route_rows, tokens, topk, weights, spec, out, stream, true);
+    return;
+  }
+  StreamScratch<std::int64_t> rows_t_k(static_cast<std::size_t>(tokens * topk), stream);
+  if (tokens * topk > 0) {
+    compose_kernel<<<blocks_for(tokens * topk, kThreads), kThreads, 0, stream>>>(route_rows, tokens * topk, reverse,
+                                                                               rows_t_k.get());
+    check_launch();
+  }
+  fused_unpermute_unpad({rows, n, h, in_bytes}, type, rows_t_k.get(), tokens, topk, weights, spec, out, stream, true);
 }
 
 }  // namespace
@@ -180,13 +416,11 @@ void a2a_exchange(InputType type, const void* x_n_h, std::int64_t rows, std::int
     return;
   }
   check_recipe(payload, recipe, h, "a2a_exchange");
-  const RecipeCore rec = make_core(recipe);
-  const rowwise::ElementCast cast = rowwise::element_cast_of(recipe);
   if (type == InputType::bf16)
-    launch_exchange(static_cast<const std::uint16_t*>(x_n_h), rows, h, gather, payload, rec, cast,
+    launch_exchange(static_cast<const std::uint16_t*>(x_n_h), rows, h, gather, payload, recipe,
                     static_cast<std::uint16_t*>(y), q, scales, stream);
   else
-    launch_exchange(static_cast<const float*>(x_n_h), rows, h, gather, payload, rec, cast, static_cast<float*>(y), q,
+    launch_exchange(static_cast<const float*>(x_n_h), rows, h, gather, payload, recipe, static_cast<float*>(y), q,
                     scales, stream);
 }
 
@@ -199,22 +433,15 @@ void a2a_combine(InputType type, const void* y_n_h, std::int64_t rows, std::int6
   check_recipe(payload, recipe, h, "a2a_combine");
   if (tokens == 0) return;
   if (payload == A2aPayload::passthrough) {
-    StreamScratch<std::int64_t> rows_t_k(static_cast<std::size_t>(tokens * topk), stream);
-    if (tokens * topk > 0) {
-      compose_kernel<<<blocks_for(tokens * topk, kThreads), kThreads, 0, stream>>>(route_rows, tokens * topk,
-                                                                                 reverse_gather, rows_t_k.get());
-      check_launch();
-    }
-    fused_unpermute_unpad({y_n_h, rows, h, in_bytes}, type, rows_t_k.get(), tokens, topk, weights, spec, out, stream,
-                          true);
+    combine_rows(type, y_n_h, rows, h, reverse_gather, route_rows, tokens, topk, weights, spec, out, stream);
     return;
   }
   const std::int64_t block = payload_block(payload), scale_bytes = block == 32 ? 1 : 4;
   StreamScratch<std::uint8_t> back(static_cast<std::size_t>(rows * h * in_bytes), stream),
-      codes(static_cast<std::size_t>(rows * h), stream), scales(static_cast<std::size_t>(rows * (h / block) * scale_bytes), stream);
+      codes(static_cast<std::size_t>(rows * h), stream),
+      scales(static_cast<std::size_t>(rows * (h / block) * scale_bytes), stream);
   a2a_exchange(type, y_n_h, rows, h, reverse_gather, payload, recipe, back.get(), codes.get(), scales.get(), stream);
-  fused_unpermute_unpad({back.get(), rows, h, in_bytes}, type, route_rows, tokens, topk, weights, spec, out, stream,
-                        true);
+  combine_rows(type, back.get(), rows, h, nullptr, route_rows, tokens, topk, weights, spec, out, stream);
 }
 
 }  // namespace octet::cuda

@@ -10,13 +10,13 @@
 //           (emulator/src/kernels/fp8_per_group.cpp), bytes of codes and scales, 0x00 for the
 //           elements past offs[-1], the scale of an empty group written.
 // Kernels:  rowwise: row_segments_kernel, segments (row m, group g) plus one zero-fill segment per
-//           row for the columns past offs[-1]; 8 lanes per segment (four 128-byte runs per warp
-//           instruction) with 2 chunks per lane cached and four segments per lane group in flight,
-//           or for groups of >= 1024 columns on average a warp per segment with 10 chunks per lane
-//           cached.
-//           colwise: column_tiles_kernel, one item per (group, 64-column tile), 32 row lanes x 8
-//           column chunks per CTA; up to 256 rows (bf16) of a group are read once, larger groups
-//           twice (the second read mostly from L2). Codes transposed through shared memory.
+//           row for the columns past offs[-1]; 2 to 256 lanes per segment by the average group
+//           width, each lane with up to four 16-byte chunks in registers (chunks on the absolute
+//           8-element grid, so groups at any column offset take 16-byte loads).
+//           colwise: column_tiles_kernel, one item per (group, 64-column tile), 8 column chunks x
+//           32 thread rows of 4 consecutive rows per CTA; up to 256 rows (bf16) of a group are read
+//           once, larger groups twice (the second read mostly from L2). Codes transposed in
+//           registers and shared memory, written 16 per store.
 //           With groups of more than 2048 rows on average (G = 1 at K = 16640) each group is
 //           split into ~256-row parts: a key pass (atomicMax of integer keys into a G*N workspace)
 //           then a cast pass, each over (G+1)*S*tiles items; the input is read twice.
@@ -87,10 +87,20 @@ void fp8_per_group_rowwise_scales(SourceType src, const void* x, std::int64_t M,
   require(M >= 0 && K >= 0, "x_m_k: negative shape (" + std::to_string(M) + ", " + std::to_string(K) + ")");
   require_groups(G, offs);
   const GroupRowMap map{M, K, G, offs};
-  if (G > 0 && K / G >= 1024)
-    quant::launch_row_segments<32, 40>(src, x, q, scales, false, r, map, M * (G + 1), stream);
+  // Lanes per segment by the average group width (chunks of 8 elements, one more for a group
+  // that does not start on the 8-element grid): every lane holds one to four chunks in registers.
+  const std::int64_t chunks = G > 0 ? K / G / quant::kChunk + 1 : 1;
+  const std::int64_t count = M * (G + 1);
+  if (chunks > 256)
+    quant::launch_row_segments<256, 16>(src, x, q, scales, false, r, map, count, stream);
+  else if (chunks > 64)
+    quant::launch_row_segments<64, 16>(src, x, q, scales, false, r, map, count, stream);
+  else if (chunks > 16)
+    quant::launch_row_segments<16, 16>(src, x, q, scales, false, r, map, count, stream);
+  else if (chunks > 8)
+    quant::launch_row_segments<4, 16>(src, x, q, scales, false, r, map, count, stream);
   else
-    quant::launch_row_segments<8, 8, 4>(src, x, q, scales, false, r, map, M * (G + 1), stream);
+    quant::launch_row_segments<2, 16>(src, x, q, scales, false, r, map, count, stream);
 }
 
 void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K, std::int64_t N,

@@ -7,10 +7,10 @@
 //           any recipe runs, through scale_core.hpp).
 // Equals:   octet::fp8_rowwise_2d_scale_and_cast (emulator/src/kernels/fp8_rowwise.cpp), bytes of
 //           codes and scales.
-// Kernel:   row_segments_kernel (sm90_quant_common.cuh): one warp per row (32 lanes x 16-byte
-//           chunks, 10 chunks per lane kept in registers, the rest of a row read four chunks at a
-//           time and re-read from L2 for the cast: a register budget that lets several CTAs share
-//           an SM), 256 threads per CTA, grid-stride over rows.
+// Kernel:   row_segments_kernel (sm90_quant_common.cuh): a 256-thread CTA per long row (over 4096
+//           elements), else 64 lanes per row; each lane keeps up to four 16-byte chunks in registers
+//           (a whole row of up to 8192 bf16 elements is read from HBM once; longer rows re-read the
+//           rest from L2), grid-stride over rows.
 //           The 3D weight kernels (::triton_fp8_colwise_3d_scale_and_cast and
 //           ::triton_fp8_rowwise_3d_transpose_rhs; octet::fp8_colwise_3d_scale_and_cast,
 //           fp8_rowwise_3d_transpose_rhs) are the same kernel: each scale block is a contiguous run
@@ -24,16 +24,27 @@ namespace {
 
 // Segment m = row m.
 struct RowMap {
+  static constexpr bool kEqualLengths = true;
   std::int64_t K;
   __device__ quant::Segment operator()(std::int64_t m) const { return {m * K, K, m, false}; }
 };
+
+// `count` rows of `len` elements: a CTA per row when rows have more than 512 chunks of 8, else 64
+// lanes per row (four rows per CTA); each lane keeps up to four 16-byte chunks in registers.
+void launch_rows(SourceType src, const void* x, std::int64_t len, std::int64_t count, const Recipe& r, std::uint8_t* q,
+                 std::uint32_t* scales, cudaStream_t stream) {
+  if (len / quant::kChunk > 512)
+    quant::launch_row_segments<256, 16>(src, x, q, scales, false, r, RowMap{len}, count, stream);
+  else
+    quant::launch_row_segments<64, 16>(src, x, q, scales, false, r, RowMap{len}, count, stream);
+}
 
 }  // namespace
 
 void fp8_rowwise_2d_scale_and_cast(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r,
                                    std::uint8_t* q, std::uint32_t* scales, cudaStream_t stream) {
   require(M >= 0 && K >= 0, "a_m_k: negative shape (" + std::to_string(M) + ", " + std::to_string(K) + ")");
-  quant::launch_row_segments<32, 40>(src, x, q, scales, false, r, RowMap{K}, M, stream);
+  launch_rows(src, x, K, M, r, q, scales, stream);
 }
 
 // B_t (E, K, N) per-expert column-major: column n of expert e is the contiguous run x[(e*N + n)*K,
@@ -42,7 +53,7 @@ void fp8_colwise_3d_scale_and_cast(SourceType src, const void* x, std::int64_t E
                                    const Recipe& r, std::uint8_t* q, std::uint32_t* scales, cudaStream_t stream) {
   require(E >= 0 && K >= 0 && N >= 0, "b_e_k_n: negative shape (" + std::to_string(E) + ", " + std::to_string(K) +
                                           ", " + std::to_string(N) + ")");
-  quant::launch_row_segments<32, 40>(src, x, q, scales, false, r, RowMap{K}, E * N, stream);
+  launch_rows(src, x, K, E * N, r, q, scales, stream);
 }
 
 // B_t (E, K, N) row-major: row k of expert e is the run x[(e*K + k)*N, + N); the codes (E, N, K)
@@ -51,7 +62,7 @@ void fp8_rowwise_3d_transpose_rhs(SourceType src, const void* x, std::int64_t E,
                                   const Recipe& r, std::uint8_t* q, std::uint32_t* scales, cudaStream_t stream) {
   require(E >= 0 && K >= 0 && N >= 0, "b_e_k_n: negative shape (" + std::to_string(E) + ", " + std::to_string(K) +
                                           ", " + std::to_string(N) + ")");
-  quant::launch_row_segments<32, 40>(src, x, q, scales, false, r, RowMap{N}, E * K, stream);
+  launch_rows(src, x, N, E * K, r, q, scales, stream);
 }
 
 }  // namespace octet::cuda

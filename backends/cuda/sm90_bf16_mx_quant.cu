@@ -2,25 +2,38 @@
 // SPDX-FileCopyrightText: 2026 The octet authors
 //
 // sm90_bf16_mx_quant.cu — MX quantisation (e8m0 scale per 32 elements) along dim 0 (1x32 blocks
-// along K) and dim 1 (32x1 blocks along M, column-major codes).
+// along K) and dim 1 (32x1 blocks along M, column-major codes), both at once (mx_quantize_2d),
+// with the scales in the blocked 128x4 layout (mx_blocked_scales), and the dim0 dequantiser.
 // Peer:     pytorch/ao torchao/prototype/mx_formats/kernels.py::triton_to_mxfp8_dim0,
-//           triton_to_mxfp8_dim1 (recipes torchao_mx_{floor,rceil,ceil,even}, and every other MX
-//           recipe: te_mxfp8, ocp_mx, nvidia_rceil_rcp_approx, the v0.18 ones).
-// Equals:   octet::mx_quantize_dim0 / mx_quantize_dim1 (emulator/src/kernels/mx_quantize.cpp),
-//           bytes of codes and e8m0 scales.
+//           triton_to_mxfp8_dim1, triton_mxfp8_dequant_dim0 (recipes torchao_mx_{floor,rceil,ceil,
+//           even}, and every other MX recipe: te_mxfp8, ocp_mx, nvidia_rceil_rcp_approx, the v0.18
+//           ones); torchao mxfp8_quantize_cuda / TE quantize_mxfp8 (2d: rowwise and colwise
+//           outputs); the CuTeDSL mxfp8_quantize_2d_{1x32,32x1}_cutedsl and mxfp8_quantize_cuda_3d
+//           blocked scale outputs (reference/kernels.md §2, §5).
+// Equals:   octet::mx_quantize_dim0 / mx_quantize_dim1 / mx_quantize_2d / mx_quantize_3d,
+//           mx_blocked_scales, mx_dequantize_dim0_{bf16,fp32} (emulator/src/kernels/mx_quantize.cpp),
+//           bytes of codes, e8m0 scales, blocked scales (padding included) and dequantised values.
 // Also:     mx_quantize_3d (torchao moe_training mxfp8_quantize_cuda_3d; octet::mx_quantize_3d):
 //           x (E, N, K) -> codes (E, N, K) strides (N*K, 1, N), 32x1 or 32x32 blocks along N.
-// Kernels:  dim0: row_segments_kernel, 4 lanes x 8 elements per 32-element block (a warp reads
-//           eight blocks, 512 contiguous bytes of bf16, per instruction), four blocks per lane
-//           group in flight (four independent 16-byte loads per thread before the first shuffle).
-//           dim1: column_tiles_kernel, 32-row ranges x 128 columns per CTA item (16 row lanes x 16
-//           column chunks, two row steps per thread in flight), each element read once, codes
-//           transposed through shared memory into 8-byte column runs, one barrier pair per batch
-//           of four row steps.
-//           3d: column_tiles_kernel over the (E*N, K) rows, 32-row ranges; 32x1: 128-column tiles,
-//           32x32: 128-column tiles with one amax per 32 columns.
-// Bytes:    M*K*sizeof(in) read, M*K codes + M*K/32 scale bytes written.
+// Kernels:  dim0: row_segments_kernel, one lane per 32-element block holding its four 16-byte
+//           chunks (no shuffles; a warp covers 32 consecutive blocks, 2 KB of bf16).
+//           dim1: column_tiles_kernel, 32-row ranges x 256 columns per CTA item (8 thread rows of
+//           4 consecutive rows x 32 column chunks), each element read once, codes transposed in
+//           registers and shared memory into 16-code column runs.
+//           3d: column_tiles_kernel over the (E*N, K) rows, 32-row ranges; 32x1: 256-column tiles,
+//           32x32: 256-column tiles with one amax per 32 columns.
+//           2d: the dim0 launch and the dim1 launch (its scales stored (cols, rows/32) with strides
+//           (1, cols)); the input is read twice.
+//           blocked scales: the quantiser into a stream-ordered scratch of plain scales, then the
+//           scale swizzle (sm90_e8m0_scale_swizzle.cu); 3D first spreads each expert's scales to
+//           (K, N/32) (a 32x32 scale repeated for its 32 k), as the emulator does.
+//           dequant: 16 codes per thread and step (one 16-byte load, 32 or 64 bytes stored with
+//           16-byte stores), code values from a 256-entry shared table.
+// Bytes:    quantisers: M*K*sizeof(in) read, M*K codes + M*K/32 scale bytes written; dequant: M*K
+//           codes + M*K/32 scale bytes read, M*K*sizeof(out) written.
 #include "quant.hpp"
+#include "sm90_e8m0_scale_swizzle.hpp"
+#include "sm90_layout_device.hpp"
 #include "sm90_quant_common.cuh"
 
 namespace octet::cuda {
@@ -49,11 +62,12 @@ struct Dim0Map {
   __device__ quant::Segment operator()(std::int64_t i) const { return {i * kMxBlock, kMxBlock, i, false}; }
 };
 
-// dim1: range b = rows [32b, 32b + 32); scale (k, b) at k*(M/32) + b.
+// dim1: range b = rows [32b, 32b + 32); scale (k, b) at k*k_stride + b*b_stride: (M/32, 1) for
+// mx_quantize_dim1's (K, M/32) row-major scales, (1, K) for mx_quantize_2d's colwise ones.
 struct Dim1Map {
-  std::int64_t M, Mb;
+  std::int64_t M, k_stride, b_stride;
   __device__ quant::RowRange range(std::int64_t b) const { return {b * kMxBlock, (b + 1) * kMxBlock, false}; }
-  __device__ std::int64_t scale_index(std::int64_t b, std::int64_t k) const { return k * Mb + b; }
+  __device__ std::int64_t scale_index(std::int64_t b, std::int64_t k) const { return k * k_stride + b * b_stride; }
   __device__ std::int64_t out_offset(std::int64_t m, std::int64_t k) const { return k * M + m; }
 };
 
@@ -73,38 +87,224 @@ struct Mx3dMap {
   }
 };
 
-}  // namespace
-
-void mx_quantize_dim0(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r,
-                      std::uint8_t* q, std::uint8_t* scales, cudaStream_t stream) {
+// The checks of each quantiser, before anything is allocated or launched.
+void check_dim0(const Recipe& r, std::int64_t M, std::int64_t K) {
   require_mx(r, "mx_quantize_dim0", M, K);
   require_block_multiple(K, "mx_quantize_dim0", "x.cols (K)");
-  quant::launch_row_segments<4, 4, 4>(src, x, q, scales, true, r, Dim0Map{}, M * (K / kMxBlock), stream);
 }
-
-void mx_quantize_dim1(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r,
-                      std::uint8_t* q, std::uint8_t* scales, cudaStream_t stream) {
+void check_dim1(const Recipe& r, std::int64_t M, std::int64_t K) {
   require_mx(r, "mx_quantize_dim1", M, K);
   require_block_multiple(M, "mx_quantize_dim1", "x.rows (M)");
-  quant::launch_column_tiles<128, 1, 8>(src, x, K, q, scales, true, M % 8 == 0, r, Dim1Map{M, M / kMxBlock},
-                                            M / kMxBlock, stream);
 }
-
-void mx_quantize_3d(SourceType src, const void* x, std::int64_t E, std::int64_t N, std::int64_t K, bool block32x32,
-                    const Recipe& r, std::uint8_t* q, std::uint8_t* scales, cudaStream_t stream) {
+void check_3d(const Recipe& r, std::int64_t E, std::int64_t N, std::int64_t K, bool block32x32) {
   constexpr const char* kKernel = "mx_quantize_3d";
   require_mx(r, kKernel, N, K);
   require(E >= 0, std::string(kKernel) + ": x has a negative shape (" + std::to_string(E) + ", " + std::to_string(N) +
                       ", " + std::to_string(K) + ")");
   require_block_multiple(N, kKernel, "x.rows (N)");
   if (block32x32) require_block_multiple(K, kKernel, "x.cols (K)");
+}
+
+void launch_dim0(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
+                 std::uint8_t* scales, cudaStream_t stream) {
+  quant::launch_row_segments<1, 16>(src, x, q, scales, true, r, Dim0Map{}, M * (K / kMxBlock), stream);
+}
+// Scale (k, b) at k*k_stride + b*b_stride.
+void launch_dim1(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
+                 std::uint8_t* scales, std::int64_t k_stride, std::int64_t b_stride, cudaStream_t stream) {
+  quant::launch_column_tiles<256, 1, 16>(src, x, K, q, scales, true, M % 8 == 0, r, Dim1Map{M, k_stride, b_stride},
+                                            M / kMxBlock, stream);
+}
+
+// ---- blocked scales of the 3D quantiser ---------------------------------------------------------
+
+// scales (E, N/32, SC) row-major (SC = K for 32x1, K/32 for 32x32: k >> col_shift) -> per expert
+// the (K, N/32) matrix, row-major: out[(e*K + k)*NB + nb] = scales[(e*NB + nb)*SC + (k >> col_shift)].
+// One output byte per thread (consecutive threads write consecutive nb); the volume is 1/32 of x.
+__global__ void __launch_bounds__(layout_detail::kThreads)
+    spread_3d_scales_kernel(const std::uint8_t* __restrict__ scales, std::int64_t K, std::int64_t NB,
+                            std::int64_t SC, int col_shift, std::int64_t count, std::uint8_t* __restrict__ out) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    const std::int64_t nb = i % NB, ek = i / NB, e = ek / K, k = ek % K;
+    out[i] = scales[(e * NB + nb) * SC + (k >> col_shift)];
+  }
+}
+
+// ---- dim0 dequantisation -------------------------------------------------------------------------
+
+constexpr int kDequantChunk = 16;  // codes per thread and step: one 16-byte load
+
+// The emulator's rounding of an exact value code·2^(b-127) (emulator/src/kernels/mx_quantize.cpp,
+// round_to_bf16 / round_to_fp32), for the values the fast path below does not take: bf16 through
+// octet's converter (RNE, IEEE overflow to Inf, NaN -> 0x7FC0), fp32 by RNE with NaN ->
+// 0x7FC00000. Out of line: it runs only for NaN, Inf, overflow, subnormal or inexact results.
+template <bool kFp32Out>
+static __device__ __noinline__ std::uint32_t dequant_exact(RecipeCore r, float decode_multiplier, std::uint32_t code) {
+  BlockScale s;
+  s.decode = decode_multiplier;
+  const double v = scale_core::dequantize_element(r, s, code);
+  if constexpr (kFp32Out) {
+    return scale_core::is_nan(v) ? 0x7FC00000u : __float_as_uint(__double2float_rn(v));
+  } else {
+    constexpr CastSpec kBf16Spec{.rounding = Rounding::NearestEven, .overflow = Overflow::Ieee,
+                                 .nan = NanPolicy::Canonical};
+    return encode(format_of(FormatId::bf16), kBf16Spec, v);
+  }
+}
+
+// One output element. The decode multiplier 2^(b-127) (b < 255) is a power of two and the table
+// holds every code's exact value, so their fp32 product is the exact value whenever it is a
+// normal number or zero; then fp32 rounding is the identity, and so is bf16 rounding when the low
+// 16 bits are zero. Everything else (NaN code or scale 0xFF, Inf, overflow, subnormal products,
+// more than 8 significant bits) takes dequant_exact, the emulator's formula.
+template <bool kFp32Out>
+__device__ __forceinline__ std::uint32_t dequant_element(const RecipeCore& r, const float* code_value,
+                                                         float decode_multiplier, std::uint32_t code) {
+  const std::uint32_t b = __float_as_uint(__fmul_rn(code_value[code], decode_multiplier));
+  const std::uint32_t field = (b >> 23) & 0xFFu;
+  bool fast = (field != 0u && field != 0xFFu) || (b & 0x7FFFFFFFu) == 0u;
+  if constexpr (!kFp32Out) fast = fast && (b & 0xFFFFu) == 0u;
+  if (fast) return kFp32Out ? b : b >> 16;
+  return dequant_exact<kFp32Out>(r, decode_multiplier, code);
+}
+
+// q (n codes, n % 32 == 0), scales (n/32 e8m0 bytes): y[i] from q[i] and scales[i / 32]. vec:
+// q and y are 16-byte aligned (each 16-code chunk then loads and stores with 16-byte accesses).
+template <bool kFp32Out>
+__global__ void __launch_bounds__(layout_detail::kThreads)
+    mx_dequantize_dim0_kernel(const std::uint8_t* __restrict__ q, const std::uint8_t* __restrict__ scales,
+                              std::int64_t n, RecipeCore r, void* __restrict__ y, bool vec) {
+  using Out = std::conditional_t<kFp32Out, std::uint32_t, std::uint16_t>;
+  __shared__ float code_value[256];
+  for (int c = int(threadIdx.x); c < 256; c += int(blockDim.x))
+    code_value[c] = float(decode(format_of(r.element), std::uint32_t(c)));
+  __syncthreads();
+  Out* out = static_cast<Out*>(y);
+  const std::int64_t chunks = n / kDequantChunk, stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks; c += stride) {
+    const std::int64_t i0 = c * kDequantChunk;
+    // A 16-code chunk lies inside one 32-element block (i0 % 16 == 0): one scale.
+    const float d = scale_core::scale_from_stored(r, std::uint32_t(__ldg(scales + i0 / kMxBlock))).decode;
+    std::uint8_t code[kDequantChunk];
+    if (vec) {
+      const uint4 v = __ldg(reinterpret_cast<const uint4*>(q + i0));
+      const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int j = 0; j < kDequantChunk; ++j) code[j] = std::uint8_t(w[j / 4] >> (8 * (j % 4)));
+    } else {
+#pragma unroll
+      for (int j = 0; j < kDequantChunk; ++j) code[j] = q[i0 + j];
+    }
+    Out value[kDequantChunk];
+#pragma unroll
+    for (int j = 0; j < kDequantChunk; ++j) value[j] = Out(dequant_element<kFp32Out>(r, code_value, d, code[j]));
+    if (vec) {
+      constexpr int kStores = kDequantChunk * int(sizeof(Out)) / 16;
+      uint4* dst = reinterpret_cast<uint4*>(out + i0);
+#pragma unroll
+      for (int k = 0; k < kStores; ++k) {
+        std::uint32_t w[4];
+#pragma unroll
+        for (int t = 0; t < 4; ++t) {
+          if constexpr (kFp32Out) w[t] = value[4 * k + t];
+          else w[t] = std::uint32_t(value[8 * k + 2 * t]) | (std::uint32_t(value[8 * k + 2 * t + 1]) << 16);
+        }
+        dst[k] = make_uint4(w[0], w[1], w[2], w[3]);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kDequantChunk; ++j) out[i0 + j] = value[j];
+    }
+  }
+}
+
+}  // namespace
+
+void mx_quantize_dim0(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r,
+                      std::uint8_t* q, std::uint8_t* scales, cudaStream_t stream) {
+  check_dim0(r, M, K);
+  launch_dim0(src, x, M, K, r, q, scales, stream);
+}
+
+void mx_quantize_dim1(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r,
+                      std::uint8_t* q, std::uint8_t* scales, cudaStream_t stream) {
+  check_dim1(r, M, K);
+  launch_dim1(src, x, M, K, r, q, scales, M / kMxBlock, 1, stream);
+}
+
+void mx_quantize_2d(SourceType src, const void* x, std::int64_t rows, std::int64_t cols, const Recipe& r,
+                    bool rowwise, bool colwise, std::uint8_t* q_row, std::uint8_t* scales_row, std::uint8_t* q_col,
+                    std::uint8_t* scales_col, cudaStream_t stream) {
+  constexpr const char* kKernel = "mx_quantize_2d";
+  require_mx(r, kKernel, rows, cols);
+  require(rowwise || colwise, std::string(kKernel) + ": rowwise and colwise are both false; ask for at least one");
+  require_block_multiple(rows, kKernel, "x.rows");
+  require_block_multiple(cols, kKernel, "x.cols");
+  if (rowwise) launch_dim0(src, x, rows, cols, r, q_row, scales_row, stream);
+  if (colwise) launch_dim1(src, x, rows, cols, r, q_col, scales_col, 1, cols, stream);
+}
+
+void mx_quantize_3d(SourceType src, const void* x, std::int64_t E, std::int64_t N, std::int64_t K, bool block32x32,
+                    const Recipe& r, std::uint8_t* q, std::uint8_t* scales, cudaStream_t stream) {
+  check_3d(r, E, N, K, block32x32);
   const std::int64_t ranges = E * (N / kMxBlock);
   if (block32x32)
-    quant::launch_column_tiles<128, 32, 8>(src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K / kMxBlock, 5},
+    quant::launch_column_tiles<256, 32, 16>(src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K / kMxBlock, 5},
                                             ranges, stream);
   else
-    quant::launch_column_tiles<128, 1, 8>(src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K, 0}, ranges,
+    quant::launch_column_tiles<256, 1, 16>(src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K, 0}, ranges,
                                               stream);
+}
+
+void mx_blocked_scales_2d(SourceType src, const void* x, std::int64_t M, std::int64_t K, bool block32x1,
+                          const Recipe& r, std::uint8_t* q, std::uint8_t* scale_blocked, cudaStream_t stream) {
+  if (block32x1) check_dim1(r, M, K);
+  else check_dim0(r, M, K);
+  // The plain scales: (M, K/32) for 1x32, (K, M/32) for 32x1, row-major.
+  const std::int64_t rows = block32x1 ? K : M, cols = block32x1 ? M / kMxBlock : K / kMxBlock;
+  const layout_detail::StreamScratch<std::uint8_t> scales(std::size_t(rows * cols), stream);
+  if (block32x1) launch_dim1(src, x, M, K, r, q, scales.get(), M / kMxBlock, 1, stream);
+  else launch_dim0(src, x, M, K, r, q, scales.get(), stream);
+  to_blocked(ScaleMatrix{scales.get(), rows, cols, cols}, scale_blocked, stream);
+}
+
+void mx_blocked_scales_3d(SourceType src, const void* x, std::int64_t E, std::int64_t N, std::int64_t K,
+                          bool block32x32, const Recipe& r, std::uint8_t* q, std::uint8_t* scale_blocked,
+                          cudaStream_t stream) {
+  check_3d(r, E, N, K, block32x32);
+  const std::int64_t NB = N / kMxBlock, SC = block32x32 ? K / kMxBlock : K;
+  const layout_detail::StreamScratch<std::uint8_t> scales(std::size_t(E * NB * SC), stream);
+  const layout_detail::StreamScratch<std::uint8_t> per_k(std::size_t(E * K * NB), stream);
+  mx_quantize_3d(src, x, E, N, K, block32x32, r, q, scales.get(), stream);
+  const std::int64_t count = E * K * NB;
+  if (count > 0) {
+    spread_3d_scales_kernel<<<layout_detail::blocks_for(count, layout_detail::kThreads), layout_detail::kThreads, 0,
+                              stream>>>(scales.get(), K, NB, SC, block32x32 ? 5 : 0, count, per_k.get());
+    layout_detail::check_launch();
+  }
+  to_blocked_per_group_3d(per_k.get(), E, K, NB, scale_blocked, stream);
+}
+
+void mx_dequantize_dim0(const std::uint8_t* q, const std::uint8_t* scales, std::int64_t M, std::int64_t K,
+                        const Recipe& r, bool out_fp32, void* y, cudaStream_t stream) {
+  const char* kernel = out_fp32 ? "mx_dequantize_dim0_fp32" : "mx_dequantize_dim0_bf16";
+  require_mx(r, kernel, M, K);
+  require_block_multiple(K, kernel, "q.cols (K)");
+  const std::int64_t n = M * K;
+  if (n == 0) return;
+  const RecipeCore core = make_core(r);
+  const bool vec = quant::aligned(q, 16) && quant::aligned(y, 16);
+  const quant::Device d = quant::device();
+  // Grid-stride: at most 8 CTAs of 256 threads per SM, no more than the chunks need.
+  const std::int64_t chunks = n / kDequantChunk;
+  const unsigned grid = unsigned(std::min<std::int64_t>(std::int64_t(d.sms) * 8,
+                                                        (chunks + layout_detail::kThreads - 1) / layout_detail::kThreads));
+  if (out_fp32)
+    mx_dequantize_dim0_kernel<true><<<grid, layout_detail::kThreads, 0, stream>>>(q, scales, n, core, y, vec);
+  else
+    mx_dequantize_dim0_kernel<false><<<grid, layout_detail::kThreads, 0, stream>>>(q, scales, n, core, y, vec);
+  layout_detail::check_launch();
 }
 
 }  // namespace octet::cuda

@@ -11,26 +11,27 @@
 // Every arithmetic step is the emulator's own function, compiled for the device: the elementwise
 // values (swiglu_forward_value / swiglu_backward_values, whose steps are single fp32 operations
 // that nvcc cannot contract), the sigmoid through octet's expf_octet (a binary64 evaluation made of
-// single IEEE operations: the same bits on host and device), and the block quantisation of
-// scale_core.hpp (amax_update, scale_from_amax, quantize_element with the recipe's CastSpec through
-// octet::encode_bits). The rounding to the input dtype: cvt.rn.bf16.f32 for finite values (RNE,
-// overflow to Inf, as octet's converter), octet::encode_bits for Inf/NaN (canonical NaN 0x7FFF);
-// fp32 keeps the value, NaN -> 0x7FFFFFFF.
+// single IEEE operations: the same bits on host and device), and the block scale of scale_core.hpp
+// (sm90_row_chunks_device.cuh: the block amax as an integer maximum of magnitudes, then
+// amax_update / scale_from_amax once per chunk, the PTX cvt where it equals the recipe's CastSpec,
+// octet::encode_bits otherwise and for NaN). The rounding to the input dtype: cvt.rn.bf16x2.f32
+// for finite values (RNE, overflow to Inf, as octet's converter), and for a chunk holding an Inf or
+// NaN octet::encode_bits (canonical NaN 0x7FFF); fp32 keeps the value, NaN -> 0x7FFFFFFF.
 //
-// The sigmoid of bf16 inputs comes from a 2^16-entry table indexed by the bits of a, filled on the
-// device with the same swiglu_sigmoid (expf_octet) once per device: the bits are those of the
-// per-element formula (the emulator memoises the same way), and the hot loop does no binary64
-// arithmetic and no fp32 division. Its hot part (2^-16 <= |a| < 2^16, 32 KB) is copied into shared
-// memory by each block, and the blocks are persistent (grid-stride, as many as are resident), so the
-// copy is paid once per block; other values read the global table. fp32 inputs evaluate
-// swiglu_sigmoid per element.
+// The sigmoid of bf16 inputs: the compact table of sm90_bf16_swiglu_fp8.hpp (8448 fp32 values by
+// the sign and clamped magnitude of a), filled on the device from the full 2^16 table of the
+// per-element formula (the emulator memoises the same way), checked against it for every input on
+// first use, and copied into shared memory by each (persistent) block: one shared load per element,
+// no branch, no binary64 arithmetic and no fp32 division in the hot loop. fp32 inputs evaluate
+// swiglu_sigmoid per element; recorded sigmoid values are read with 16-byte loads.
 //
-// Launch: one thread per 8 consecutive columns of a row (16-byte bf16 loads of a, g and grad;
-// 8-byte code stores); a quantisation block is 4 (1x32) or 16 (1x128) neighbouring lanes, whose
-// amax is combined with shuffles (amax_update is order-independent: a max, with the recipe's NaN
-// rule); the first lane of a block writes its scale. 256 threads per block; the backward thread
-// writes its 8 d_a and 8 d_g values (two blocks). Bytes moved: forward M·2H·in + M·H·(in + 1) +
-// scales; backward M·3H·in + M·2H·(in + 1) + scales (in = 2 for bf16).
+// Launch: persistent blocks of 512 threads, as many as are resident; a thread walks 8-element
+// chunks of the (M, H) output grid with a grid stride, kItems chunks per step with all their
+// 16-byte loads issued first (a, g, and grad backward), so that 32-48 bytes per chunk are in
+// flight. A quantisation block is 4 (1x32) or 16 (1x128) neighbouring lanes, whose key is combined
+// with shuffles; the first lane of a block writes its scale. The backward chunk writes 8 d_a and 8
+// d_g values (two blocks). Bytes moved: forward M·2H·in + M·H·(in + 1) + scales; backward
+// M·3H·in + M·2H·(in + 1) + scales (in = 2 for bf16).
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -45,167 +46,256 @@
 #include "octet/scale_core.hpp"
 #include "sm90_bf16_swiglu_fp8.hpp"
 #include "sm90_layout_device.hpp"
-#include "sm90_rowwise_blocks_device.hpp"
+#include "sm90_row_chunks_device.cuh"
 
 namespace octet::cuda {
 namespace {
 
-using layout_detail::blocks_for;
 using layout_detail::check_launch;
-using layout_detail::kThreads;
+using row_chunks::Chunk;
+using row_chunks::ChunkCursor;
+using row_chunks::ElementCast;
+using row_chunks::kChunk;
 
 // ----------------------------------------------------------------------------
-// GPU kernels
+// The sigmoid tables
 
-using rowwise::Elem;
-using rowwise::kPerThread;
-
-// The rounding of an elementwise result to the input dtype (swiglu_quant.cpp round_to_input):
-// bf16 RNE with IEEE overflow, NaN -> 0x7FFF (kBf16Round); fp32 kept, NaN -> 0x7FFFFFFF.
-__device__ inline std::uint16_t round_to_input(float v, std::uint16_t) {
-  const std::uint32_t b = __float_as_uint(v);
-  if ((b & 0x7F800000u) != 0x7F800000u) return __bfloat16_as_ushort(__float2bfloat16_rn(v));
-  constexpr Format f = bf16_format;
-  constexpr CastSpec spec{.rounding = Rounding::NearestEven, .overflow = Overflow::Ieee, .nan = NanPolicy::Canonical,
-                          .ieee_nan = IeeeNanCode::AllOnes};
-  return std::uint16_t(encode_bits<Fp32Source>(f, spec, b));
-}
-__device__ inline float round_to_input(float v, float) {
-  return scale_core::is_nan(v) ? __uint_as_float(0x7FFFFFFFu) : v;
-}
-
-// s = swiglu_sigmoid(a) for every bf16 a, indexed by a's 16 bits (4 * 2^16 bytes).
+// s = swiglu_sigmoid(a) for every bf16 a, indexed by a's 16 bits (4 * 2^16 bytes), and its compact
+// form (swiglu_sigmoid_slot), with the count of non-NaN inputs whose slot holds other bits.
 constexpr int kBf16Values = 1 << 16;
+constexpr int kFillThreads = 256;
 __device__ float g_bf16_sigmoid[kBf16Values];
+__device__ float g_sigmoid_slots[kSigmoidSlots];
+__device__ unsigned g_sigmoid_slot_mismatches;
 
-__global__ void __launch_bounds__(kThreads) fill_bf16_sigmoid_kernel() {
-  const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
+__global__ void __launch_bounds__(kFillThreads) fill_bf16_sigmoid_kernel() {
+  const int i = int(blockIdx.x) * kFillThreads + int(threadIdx.x);
   g_bf16_sigmoid[i] = swiglu_sigmoid(__uint_as_float(std::uint32_t(i) << 16));
+}
+
+__global__ void __launch_bounds__(kFillThreads) fill_sigmoid_slots_kernel() {
+  const std::uint32_t slot = blockIdx.x * kFillThreads + threadIdx.x;
+  if (slot < kSigmoidSlots) g_sigmoid_slots[slot] = g_bf16_sigmoid[swiglu_sigmoid_slot_bits(slot)];
+}
+
+__global__ void __launch_bounds__(kFillThreads) check_sigmoid_slots_kernel() {
+  const std::uint32_t b = blockIdx.x * kFillThreads + threadIdx.x;
+  if ((b & 0x7FFFu) > 0x7F80u) return;  // NaN: its sigmoid never reaches an output
+  if (__float_as_uint(g_bf16_sigmoid[b]) != __float_as_uint(g_sigmoid_slots[swiglu_sigmoid_slot(b)]))
+    atomicAdd(&g_sigmoid_slot_mismatches, 1u);
+}
+
+struct SigmoidTables {
+  const float* full = nullptr;
+  const float* slots = nullptr;
+};
+
+// Both tables of the current device, filled and checked on first use (synchronously, once: later
+// calls on any stream see complete tables).
+SigmoidTables sigmoid_tables(cudaStream_t stream) {
+  static std::mutex mutex;
+  static std::vector<SigmoidTables> filled;  // per device ordinal
+  int device = 0;
+  OCTET_CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (filled.size() <= std::size_t(device)) filled.resize(std::size_t(device) + 1);
+  SigmoidTables& t = filled[std::size_t(device)];
+  if (t.full == nullptr) {
+    const unsigned zero = 0;
+    OCTET_CUDA_CHECK(cudaMemcpyToSymbolAsync(g_sigmoid_slot_mismatches, &zero, sizeof zero, 0,
+                                             cudaMemcpyHostToDevice, stream));
+    fill_bf16_sigmoid_kernel<<<kBf16Values / kFillThreads, kFillThreads, 0, stream>>>();
+    check_launch();
+    fill_sigmoid_slots_kernel<<<(kSigmoidSlots + kFillThreads - 1) / kFillThreads, kFillThreads, 0, stream>>>();
+    check_launch();
+    check_sigmoid_slots_kernel<<<kBf16Values / kFillThreads, kFillThreads, 0, stream>>>();
+    check_launch();
+    unsigned mismatches = 0;
+    OCTET_CUDA_CHECK(cudaMemcpyFromSymbolAsync(&mismatches, g_sigmoid_slot_mismatches, sizeof mismatches, 0,
+                                               cudaMemcpyDeviceToHost, stream));
+    OCTET_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (mismatches != 0)
+      throw std::logic_error("swiglu: the compact bf16 sigmoid table differs from the full one for " +
+                             std::to_string(mismatches) + " inputs");
+    void* full = nullptr;
+    void* slots = nullptr;
+    OCTET_CUDA_CHECK(cudaGetSymbolAddress(&full, g_bf16_sigmoid));
+    OCTET_CUDA_CHECK(cudaGetSymbolAddress(&slots, g_sigmoid_slots));
+    t.slots = static_cast<const float*>(slots);
+    t.full = static_cast<const float*>(full);
+  }
+  return t;
 }
 
 }  // namespace
 
-// The table's device address, filled on first use per device (synchronously, once: later calls on
-// any stream see a complete table).
-const float* swiglu_bf16_sigmoid_table(cudaStream_t stream) {
-  static std::mutex mutex;
-  static std::vector<const float*> filled;  // per device ordinal, nullptr until filled
-  int device = 0;
-  OCTET_CUDA_CHECK(cudaGetDevice(&device));
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (filled.size() <= std::size_t(device)) filled.resize(std::size_t(device) + 1, nullptr);
-  if (filled[std::size_t(device)] == nullptr) {
-    fill_bf16_sigmoid_kernel<<<kBf16Values / kThreads, kThreads, 0, stream>>>();
-    check_launch();
-    OCTET_CUDA_CHECK(cudaStreamSynchronize(stream));
-    void* p = nullptr;
-    OCTET_CUDA_CHECK(cudaGetSymbolAddress(&p, g_bf16_sigmoid));
-    filled[std::size_t(device)] = static_cast<const float*>(p);
-  }
-  return filled[std::size_t(device)];
-}
+const float* swiglu_bf16_sigmoid_table(cudaStream_t stream) { return sigmoid_tables(stream).full; }
 
 namespace {
 
-// The hot part of the table in shared memory: bf16 values with biased exponent in
-// [kHotExpLo, kHotExpLo + kHotExps), i.e. 2^-16 <= |a| < 2^16 (both signs): 8192 entries, 32 KB,
-// copied once per (persistent) block. Other values read the global table (L1 / L2).
-constexpr std::uint32_t kHotExpLo = 127 - 16, kHotExps = 32;
-constexpr int kHotEntries = 2 * int(kHotExps) * 128;
-constexpr std::size_t kHotBytes = kHotEntries * sizeof(float);
+// ----------------------------------------------------------------------------
+// GPU kernels
 
-// Hot-table slot t <-> bf16 bits: sign (t >> 12), biased exponent kHotExpLo + ((t >> 7) & 31),
-// mantissa t & 127.
-__device__ inline std::uint32_t hot_bits(int t) {
-  return std::uint32_t(t >> 12) << 15 | (kHotExpLo + ((std::uint32_t(t) >> 7) & 31u)) << 7 | (std::uint32_t(t) & 127u);
+// Where the sigmoid comes from: the compact bf16 table (in shared memory), recorded values
+// (sigmoid_m_h), or the formula per element (fp32 inputs).
+enum class SigmoidFrom : int { table, recorded, formula };
+
+struct SwigluParams {
+  const void* x = nullptr;     // (M, 2H) In
+  const void* grad = nullptr;  // (M, H) In, backward
+  std::int64_t rows = 0, h = 0;
+  const float* probs = nullptr;    // (M,) or nullptr (forward)
+  const float* sigmoid = nullptr;  // (M, H) recorded values (SigmoidFrom::recorded)
+  const float* slots = nullptr;    // compact table (SigmoidFrom::table)
+  bool dact_fma = false;
+  std::uint32_t nan_code = 0;  // row_chunks::nan_code_of(recipe)
+  void* y = nullptr;
+  std::uint8_t* q = nullptr;
+  void* scales = nullptr;
+};
+
+constexpr int kThreads = 512;
+// Chunks per thread and step, all loads first: forward 2 (4 x 16-byte loads of bf16 in flight),
+// backward 1 (3 loads; two outputs per chunk already need twice the registers).
+template <bool kBackward>
+constexpr int kItems = kBackward ? 1 : 2;
+
+// The values rounded to the input dtype (swiglu_quant.cpp round_to_input), as fp32 bits.
+// bf16: cvt.rn.bf16x2.f32 rounds finite values exactly as octet's converter (RNE, overflow to
+// Inf). kBf16Round maps +-Inf to +-Inf (0x7F80 / 0xFF80) and every NaN to 0x7FFF (what
+// octet::encode_bits returns for all 2^24 non-finite fp32 patterns: docs/gpu-notes.md, swiglu/a2a
+// round); a chunk holding one takes those bits explicitly. fp32: the value, NaN -> 0x7FFFFFFF.
+template <class In>
+__device__ __forceinline__ Chunk round_to_input(const float v[kChunk]) {
+  Chunk r;
+  if constexpr (std::is_same_v<In, std::uint16_t>) {
+    bool finite = true;
+#pragma unroll
+    for (int e = 0; e < kChunk; e += 2) {
+      const __nv_bfloat162 pair = __floats2bfloat162_rn(v[e], v[e + 1]);  // .x = v[e] in the low half
+      r.v[e] = std::uint32_t(__bfloat16_as_ushort(pair.x)) << 16;
+      r.v[e + 1] = std::uint32_t(__bfloat16_as_ushort(pair.y)) << 16;
+      finite &= fabsf(v[e]) <= 0x1.fffffep127f && fabsf(v[e + 1]) <= 0x1.fffffep127f;
+    }
+    if (!finite) {
+#pragma unroll
+      for (int e = 0; e < kChunk; ++e) {
+        const std::uint32_t b = __float_as_uint(v[e]);
+        if ((b & 0x7F800000u) != 0x7F800000u) continue;
+        r.v[e] = (b & 0x007FFFFFu) != 0 ? 0x7FFF0000u : (b & 0x80000000u) | 0x7F800000u;
+      }
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < kChunk; ++e) r.v[e] = v[e] != v[e] ? 0x7FFFFFFFu : __float_as_uint(v[e]);
+  }
+  return r;
 }
 
-// The sigmoid of element a: from the tables for bf16 inputs (bf16_table set), else the formula.
-__device__ inline float sigmoid_of(float a, const float* __restrict__ bf16_table, const float* hot) {
-  if (bf16_table == nullptr) return swiglu_sigmoid(a);
-  const std::uint32_t b = __float_as_uint(a) >> 16;
-  const std::uint32_t e = ((b >> 7) & 0xFFu) - kHotExpLo;  // wraps for exponents below the range
-  if (e < kHotExps) return hot[(b >> 15) << 12 | e << 7 | (b & 127u)];
-  return __ldg(bf16_table + b);
+// The sigmoid of the chunk's 8 activation inputs a.
+template <SigmoidFrom S>
+__device__ __forceinline__ void sigmoid8(const Chunk& a, const float* slots, const float4* recorded, float s[kChunk]) {
+  if constexpr (S == SigmoidFrom::table) {
+#pragma unroll
+    for (int e = 0; e < kChunk; ++e) s[e] = slots[swiglu_sigmoid_slot(a.v[e] >> 16)];
+  } else if constexpr (S == SigmoidFrom::recorded) {
+    const float4 lo = recorded[0], hi = recorded[1];
+    s[0] = lo.x, s[1] = lo.y, s[2] = lo.z, s[3] = lo.w, s[4] = hi.x, s[5] = hi.y, s[6] = hi.z, s[7] = hi.w;
+  } else {
+#pragma unroll
+    for (int e = 0; e < kChunk; ++e) s[e] = swiglu_sigmoid(row_chunks::value(a, e));
+  }
 }
 
-// Quantises this lane's 8 values (block of B/8 lanes): codes to q, the scale to scales[index].
-template <int B, rowwise::ElementCast kCast>
-__device__ void quantize8(const RecipeCore& rec, const float v[8], std::uint8_t* q, void* scales,
-                          std::int64_t index, bool active) {
-  const BlockScale s = rowwise::block_scale8<B>(rec, v);
+// Quantises one chunk of y (block of B/8 lanes: every lane of the warp calls it) and stores
+// y, its codes and (first lane of the block) the scale.
+template <class In, int B, ElementCast kCast, class R>
+__device__ __forceinline__ void quantize_store(const R& rec, std::uint32_t nan_key, std::uint32_t nan_code,
+                                               const Chunk& y, bool active,
+                                               In* y_out, std::uint8_t* q_out, void* scales, std::int64_t scale_index) {
+  const std::uint32_t key = row_chunks::group_max<B / kChunk>(row_chunks::chunk_key(y, nan_key));
   if (!active) return;
-  std::uint8_t c[8];
-  rowwise::codes8<kCast>(rec, s, v, c);
-  rowwise::store_codes8(q, c);
-  rowwise::store_scale<B>(scales, index, s);
+  const BlockScale s = row_chunks::scale_of_key(rec, key);
+  const uint2 codes = row_chunks::quantize_chunk<kCast>(rec, s, y, nan_code);
+  row_chunks::store_chunk(y_out, y);
+  *reinterpret_cast<uint2*>(q_out) = codes;
+  if (threadIdx.x % (B / kChunk) == 0) row_chunks::store_scale<B>(scales, scale_index, s.stored);
 }
 
-template <class In, int B, bool kBackward, rowwise::ElementCast kCast>
-__global__ void __launch_bounds__(kThreads)
-    swiglu_kernel(const In* __restrict__ x, const In* __restrict__ grad, std::int64_t rows, std::int64_t h,
-                  const RecipeCore rec, const float* __restrict__ probs, const float* __restrict__ sigmoid,
-                  const float* __restrict__ bf16_table, bool dact_fma, In* __restrict__ y,
-                  std::uint8_t* __restrict__ q, void* __restrict__ scales) {
-  using E = Elem<In>;
-  extern __shared__ float hot[];  // kHotEntries floats when bf16_table is set
-  if (bf16_table != nullptr) {
-    for (int t = int(threadIdx.x); t < kHotEntries; t += kThreads) hot[t] = __ldg(bf16_table + hot_bits(t));
+template <class In, int B, bool kBackward, ElementCast kCast, SigmoidFrom S, class R>
+__global__ void __launch_bounds__(kThreads, 2) swiglu_kernel(const SwigluParams p, const R rec) {
+  constexpr int kItemsPer = kItems<kBackward>;
+  extern __shared__ float slots[];  // kSigmoidSlots floats for SigmoidFrom::table
+  if constexpr (S == SigmoidFrom::table) {
+    for (int t = int(threadIdx.x); t < int(kSigmoidSlots); t += kThreads) slots[t] = __ldg(p.slots + t);
     __syncthreads();
   }
-  const std::int64_t chunks = h / kPerThread, total = rows * chunks;
-  // Grid-stride over 8-element chunks; the stride is a whole number of blocks, so every warp runs
-  // the same iterations. Lanes past the end still take part in the block shuffles (whole blocks
-  // only: chunks is a multiple of B/8), on row 0, and store nothing.
-  for (std::int64_t first = std::int64_t(blockIdx.x) * kThreads; first < total;
-       first += std::int64_t(gridDim.x) * kThreads) {
-    std::int64_t i = first + threadIdx.x;
-    const bool active = i < total;
-    if (!active) i = 0;
-    const std::int64_t m = i / chunks, j = (i % chunks) * kPerThread;
-    const In* xa = x + m * 2 * h + j;
-    float a[8], g[8], s[8];
-    E::load8(xa, a);
-    E::load8(xa + h, g);
-    if (sigmoid != nullptr) {
+  const In* x = static_cast<const In*>(p.x);
+  const In* grad = static_cast<const In*>(p.grad);
+  In* y = static_cast<In*>(p.y);
+  const std::int64_t h = p.h, per_row = h / kChunk, total = p.rows * per_row;
+  const std::int64_t n = kBackward ? 2 * h : h, blocks_per_row = n / B;
+  const std::uint32_t nan_key = row_chunks::nan_key_of(rec);
+  const bool has_p = p.probs != nullptr;
+  // Chunk index i = first + k·step (k = 0, 1, ...); the cursor tracks (row, chunk) of i.
+  const std::int64_t step = std::int64_t(gridDim.x) * kThreads;
+  const std::int64_t step_rows = step / per_row, step_chunks = step % per_row;
+  std::int64_t first = std::int64_t(blockIdx.x) * kThreads + threadIdx.x;
+  ChunkCursor cur{first / per_row, first % per_row};
+  // Every lane of a warp runs the same steps (the shuffles need the whole warp); lanes past the end
+  // (whole quantisation blocks: per_row is a multiple of B/8) read row 0 and store nothing.
+  const std::int64_t lane = threadIdx.x % 32;
+  for (; first - lane < total; first += kItemsPer * step) {
+    ChunkCursor at[kItemsPer];
+    row_chunks::RawChunk<In> a[kItemsPer], g[kItemsPer], dy[kItemsPer];
+    float4 rec_s[kItemsPer][2];
 #pragma unroll
-      for (int e = 0; e < 8; ++e) s[e] = __ldg(sigmoid + m * h + j + e);
-    } else {
-#pragma unroll
-      for (int e = 0; e < 8; ++e) s[e] = sigmoid_of(a[e], bf16_table, hot);
+    for (int k = 0; k < kItemsPer; ++k) {
+      at[k] = cur;
+      cur.advance(step_rows, step_chunks, per_row);
+      const bool active = at[k].row < p.rows;
+      const std::int64_t m = active ? at[k].row : 0, j = active ? at[k].chunk * kChunk : 0;
+      a[k].load(x + m * 2 * h + j);
+      g[k].load(x + m * 2 * h + h + j);
+      if constexpr (kBackward) dy[k].load(grad + m * h + j);
+      if constexpr (S == SigmoidFrom::recorded) {
+        const float4* sp = reinterpret_cast<const float4*>(p.sigmoid + m * h + j);
+        rec_s[k][0] = __ldg(sp);
+        rec_s[k][1] = __ldg(sp + 1);
+      }
     }
-    if constexpr (!kBackward) {
-      const bool has_p = probs != nullptr;
-      const float p = has_p ? __ldg(probs + m) : 1.0f;
-      In stored[8];
-      float v[8];
 #pragma unroll
-      for (int e = 0; e < 8; ++e) {
-        stored[e] = round_to_input(swiglu_forward_value(a[e], g[e], s[e], has_p, p), In{});
-        v[e] = E::widen(stored[e]);
-      }
-      if (active) E::store8(y + m * h + j, stored);
-      quantize8<B, kCast>(rec, v, q + m * h + j, scales, m * (h / B) + j / B, active);
-    } else {
-      float dy[8];
-      E::load8(grad + m * h + j, dy);
-      In st_a[8], st_g[8];
-      float va[8], vg[8];
+    for (int k = 0; k < kItemsPer; ++k) {
+      const bool active = at[k].row < p.rows;
+      const std::int64_t m = active ? at[k].row : 0, j = active ? at[k].chunk * kChunk : 0;
+      const Chunk ca = a[k].chunk(), cg = g[k].chunk();
+      float s[kChunk];
+      sigmoid8<S>(ca, slots, rec_s[k], s);
+      if constexpr (!kBackward) {
+        const float pm = has_p ? __ldg(p.probs + m) : 1.0f;
+        float v[kChunk];
 #pragma unroll
-      for (int e = 0; e < 8; ++e) {
-        const SwigluGrads d = swiglu_backward_values(a[e], g[e], dy[e], s[e], dact_fma);
-        st_a[e] = round_to_input(d.d_act, In{});
-        st_g[e] = round_to_input(d.d_gate, In{});
-        va[e] = E::widen(st_a[e]);
-        vg[e] = E::widen(st_g[e]);
+        for (int e = 0; e < kChunk; ++e)
+          v[e] = swiglu_forward_value(row_chunks::value(ca, e), row_chunks::value(cg, e), s[e], has_p, pm);
+        const Chunk yv = round_to_input<In>(v);
+        quantize_store<In, B, kCast>(rec, nan_key, p.nan_code, yv, active, y + m * h + j, p.q + m * h + j, p.scales,
+                                     m * blocks_per_row + j / B);
+      } else {
+        const Chunk cd = dy[k].chunk();
+        float va[kChunk], vg[kChunk];
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) {
+          const SwigluGrads d = swiglu_backward_values(row_chunks::value(ca, e), row_chunks::value(cg, e),
+                                                       row_chunks::value(cd, e), s[e], p.dact_fma);
+          va[e] = d.d_act;
+          vg[e] = d.d_gate;
+        }
+        const Chunk ya = round_to_input<In>(va), yg = round_to_input<In>(vg);
+        quantize_store<In, B, kCast>(rec, nan_key, p.nan_code, ya, active, y + m * n + j, p.q + m * n + j, p.scales,
+                                     m * blocks_per_row + j / B);
+        quantize_store<In, B, kCast>(rec, nan_key, p.nan_code, yg, active, y + m * n + h + j, p.q + m * n + h + j,
+                                     p.scales, m * blocks_per_row + (h + j) / B);
       }
-      const std::int64_t n = 2 * h, nb = n / B;
-      if (active) {
-        E::store8(y + m * n + j, st_a);
-        E::store8(y + m * n + h + j, st_g);
-      }
-      quantize8<B, kCast>(rec, va, q + m * n + j, scales, m * nb + j / B, active);
-      quantize8<B, kCast>(rec, vg, q + m * n + h + j, scales, m * nb + (h + j) / B, active);
     }
   }
 }
@@ -221,38 +311,59 @@ void launch(const In* x, const In* grad, std::int64_t rows, std::int64_t h, cons
   if (h % block != 0)
     throw std::invalid_argument("H = x_m_2h.cols / 2 = " + std::to_string(h) + " is not a multiple of the block size " +
                                 std::to_string(block) + " of recipe '" + std::string(name(r)) + "'");
-  const std::int64_t threads = rows * (h / kPerThread);
-  if (threads == 0) return;
-  const RecipeCore rec = make_core(r);
-  In* y = static_cast<In*>(out.y);
-  const float* bf16_table =
-      std::is_same_v<In, std::uint16_t> && sigmoid == nullptr ? swiglu_bf16_sigmoid_table(stream) : nullptr;
-  const std::size_t smem = bf16_table != nullptr ? kHotBytes : 0;
-  auto run = [&](auto kernel) {
-    // Persistent blocks when the hot table is copied (one copy per block): as many as fit at once.
-    std::int64_t blocks = blocks_for(threads, kThreads);
-    if (bf16_table != nullptr) {
-      int device = 0, sms = 0, per_sm = 0;
-      OCTET_CUDA_CHECK(cudaGetDevice(&device));
-      OCTET_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-      OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
-      const std::int64_t resident = std::int64_t(sms) * (per_sm > 0 ? per_sm : 1);
-      if (blocks > resident) blocks = resident;
-    }
-    kernel<<<unsigned(blocks), kThreads, smem, stream>>>(x, grad, rows, h, rec, probs, sigmoid, bf16_table, dact_fma,
-                                                         y, out.q, out.scales);
+  const std::int64_t chunks = rows * (h / kChunk);
+  if (chunks == 0) return;
+  constexpr bool kBf16 = std::is_same_v<In, std::uint16_t>;
+  SwigluParams p;
+  p.x = x, p.grad = grad, p.rows = rows, p.h = h, p.probs = probs, p.sigmoid = sigmoid, p.dact_fma = dact_fma;
+  p.y = out.y, p.q = out.q, p.scales = out.scales;
+  const bool use_table = kBf16 && sigmoid == nullptr;
+  if (use_table) p.slots = sigmoid_tables(stream).slots;
+  const std::size_t smem = use_table ? kSigmoidSlots * sizeof(float) : 0;
+  const RecipeCore core = make_core(r);
+  p.nan_code = row_chunks::nan_code_of(core);
+  auto run = [&](auto kernel, const auto& rec) {
+    // Persistent blocks: as many as are resident (the compact table is copied once per block), no
+    // more than the chunks need.
+    const unsigned blocks =
+        row_chunks::persistent_grid(kernel, kThreads, smem, chunks, std::int64_t(kThreads) * kItems<kBackward>);
+    kernel<<<blocks, kThreads, smem, stream>>>(p, rec);
     check_launch();
   };
-  using rowwise::ElementCast;
+  // The kernels: the bf16 table path with every cast, and with compile-time scale rules for the
+  // production recipes (te_mxfp8, te_blockwise); the recorded-sigmoid and fp32 paths (reference
+  // runs, not the production hot path) with the generic cast, which is exact for every recipe.
   const ElementCast cast = rowwise::element_cast_of(r);
-  if (block == 32) {
-    if (cast == ElementCast::cvt_e4m3) run(swiglu_kernel<In, 32, kBackward, ElementCast::cvt_e4m3>);
-    else if (cast == ElementCast::cvt_e5m2) run(swiglu_kernel<In, 32, kBackward, ElementCast::cvt_e5m2>);
-    else run(swiglu_kernel<In, 32, kBackward, ElementCast::generic>);
+  auto by_block = [&](auto kernel32, auto kernel128) { block == 32 ? run(kernel32, core) : run(kernel128, core); };
+  if constexpr (kBf16) {
+    using row_chunks::TeBlockwiseCore;
+    using row_chunks::TeMxfp8Core;
+    if (!use_table) {
+      by_block(swiglu_kernel<In, 32, kBackward, ElementCast::generic, SigmoidFrom::recorded, RecipeCore>,
+               swiglu_kernel<In, 128, kBackward, ElementCast::generic, SigmoidFrom::recorded, RecipeCore>);
+    } else if (cast == ElementCast::cvt_e4m3 && block == 32 && TeMxfp8Core::matches(core)) {
+      run(swiglu_kernel<In, 32, kBackward, ElementCast::cvt_e4m3, SigmoidFrom::table, TeMxfp8Core>,
+          TeMxfp8Core::of(core));
+    } else if (cast == ElementCast::cvt_e4m3 && block == 128 && TeBlockwiseCore::matches(core)) {
+      run(swiglu_kernel<In, 128, kBackward, ElementCast::cvt_e4m3, SigmoidFrom::table, TeBlockwiseCore>,
+          TeBlockwiseCore::of(core));
+    } else if (cast == ElementCast::cvt_e4m3) {
+      by_block(swiglu_kernel<In, 32, kBackward, ElementCast::cvt_e4m3, SigmoidFrom::table, RecipeCore>,
+               swiglu_kernel<In, 128, kBackward, ElementCast::cvt_e4m3, SigmoidFrom::table, RecipeCore>);
+    } else if (cast == ElementCast::cvt_e5m2) {
+      by_block(swiglu_kernel<In, 32, kBackward, ElementCast::cvt_e5m2, SigmoidFrom::table, RecipeCore>,
+               swiglu_kernel<In, 128, kBackward, ElementCast::cvt_e5m2, SigmoidFrom::table, RecipeCore>);
+    } else {
+      by_block(swiglu_kernel<In, 32, kBackward, ElementCast::generic, SigmoidFrom::table, RecipeCore>,
+               swiglu_kernel<In, 128, kBackward, ElementCast::generic, SigmoidFrom::table, RecipeCore>);
+    }
   } else {
-    if (cast == ElementCast::cvt_e4m3) run(swiglu_kernel<In, 128, kBackward, ElementCast::cvt_e4m3>);
-    else if (cast == ElementCast::cvt_e5m2) run(swiglu_kernel<In, 128, kBackward, ElementCast::cvt_e5m2>);
-    else run(swiglu_kernel<In, 128, kBackward, ElementCast::generic>);
+    if (sigmoid != nullptr)
+      by_block(swiglu_kernel<In, 32, kBackward, ElementCast::generic, SigmoidFrom::recorded, RecipeCore>,
+               swiglu_kernel<In, 128, kBackward, ElementCast::generic, SigmoidFrom::recorded, RecipeCore>);
+    else
+      by_block(swiglu_kernel<In, 32, kBackward, ElementCast::generic, SigmoidFrom::formula, RecipeCore>,
+               swiglu_kernel<In, 128, kBackward, ElementCast::generic, SigmoidFrom::formula, RecipeCore>);
   }
 }
 

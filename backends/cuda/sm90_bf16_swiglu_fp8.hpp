@@ -37,9 +37,32 @@ void swiglu_quantize_backward(InputType type, const void* grad_m_h, const void* 
                               std::int64_t h, const Recipe& recipe, bool dact_fma, const float* sigmoid_m_h,
                               const SwigluGpuOutputs& out, cudaStream_t stream = nullptr);
 
-// The device table the bf16 kernels read instead of evaluating the sigmoid per element: 2^16 fp32
-// values, entry b = octet::swiglu_sigmoid(the bf16 value with bits b), filled on the device with the
-// same function on first use per device (that first call synchronises `stream`).
+// The device table of the sigmoid of every bf16 value: 2^16 fp32 values, entry b =
+// octet::swiglu_sigmoid(the bf16 value with bits b), filled on the device with the same function on
+// first use per device (that first call synchronises `stream`).
 const float* swiglu_bf16_sigmoid_table(cudaStream_t stream = nullptr);
+
+// The compact form the bf16 kernels keep in shared memory (33 KB instead of 256 KB): per sign, the
+// magnitude bits |a| (exponent and mantissa, 15 bits) clamped to the range of biased exponents
+// [kSigmoidExpLo, kSigmoidExpHi]. Outside that range the sigmoid of a bf16 value does not depend
+// on its magnitude (exhaustively, for every non-NaN bf16 a): biased exponent <= 103 gives 0.5
+// (<= 102 for a > 0), a >= 2^5 gives 1.0 and a <= -2^7 gives +0; so every value maps to a slot
+// holding its own sigmoid's bits. The sigmoid of a NaN never reaches an output (a·s is NaN whatever
+// s is). The first use per device checks this on the device against the full table for all 2^16
+// inputs and throws std::logic_error on a mismatch.
+inline constexpr std::uint32_t kSigmoidExpLo = 102, kSigmoidExpHi = 134;
+inline constexpr std::uint32_t kSigmoidMagLo = kSigmoidExpLo << 7, kSigmoidMagHi = kSigmoidExpHi << 7 | 127u;
+inline constexpr std::uint32_t kSigmoidSlotsPerSign = kSigmoidMagHi - kSigmoidMagLo + 1;
+inline constexpr std::uint32_t kSigmoidSlots = 2 * kSigmoidSlotsPerSign;  // 8448 fp32 values
+
+OCTET_HD constexpr std::uint32_t swiglu_sigmoid_slot(std::uint32_t bf16_bits) {
+  const std::uint32_t mag = bf16_bits & 0x7FFFu;
+  const std::uint32_t clamped = mag < kSigmoidMagLo ? kSigmoidMagLo : mag > kSigmoidMagHi ? kSigmoidMagHi : mag;
+  return ((bf16_bits >> 15) & 1u) * kSigmoidSlotsPerSign + (clamped - kSigmoidMagLo);
+}
+// The bf16 value whose sigmoid a slot holds (the inverse of swiglu_sigmoid_slot on the clamped range).
+OCTET_HD constexpr std::uint32_t swiglu_sigmoid_slot_bits(std::uint32_t slot) {
+  return (slot / kSigmoidSlotsPerSign) << 15 | (kSigmoidMagLo + slot % kSigmoidSlotsPerSign);
+}
 
 }  // namespace octet::cuda

@@ -16,6 +16,11 @@
 // every input sector comes from DRAM once (the other warps hit L1/L2). The variants differ only
 // in which source tile feeds output tile t (a TileSource functor); a chunk past every group is 0.
 //
+// The plain and 3D forms (and from_blocked) run through a shared-memory window instead (see
+// to_blocked_window_kernel): 16-byte loads and stores on both sides, which the per-chunk form's
+// 4-byte loads of 32 rows per warp instruction cannot reach (L1 serves one line per cycle); the
+// per-chunk kernel stays for the grouped forms and for outputs that are not 16-byte aligned.
+//
 // Launch: ⌈bytes/16⌉ threads, 256 per block, one chunk each. The grouped forms scan their group
 // sizes inside the same launch (every block into shared memory; block 0 also writes the starts
 // out), so they cost one launch like the plain form. Bytes moved: rows·cols read, the blocked
@@ -33,6 +38,7 @@ namespace {
 
 using layout_detail::blocks_for;
 using layout_detail::check_launch;
+using layout_detail::first_above;
 using layout_detail::group_begin;
 using layout_detail::kThreads;
 
@@ -60,17 +66,6 @@ struct PlainTiles {
     return {base + e * matrix_stride, row_stride, rb * kScaleTileRows, rows, cb * kScaleTileCols, cols};
   }
 };
-
-// First g in [0, n) with ends[g] > x, or n (plain loads: ends may be in shared memory).
-__device__ inline std::int64_t first_above(const std::int64_t* ends, std::int64_t n, std::int64_t x) {
-  std::int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const std::int64_t mid = (lo + hi) / 2;
-    if (ends[mid] > x) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
 
 // The grouped tile maps read their padded group starts through `starts`: the global array of a
 // separate scan launch, or the block's shared copy when the kernel scans the groups itself.
@@ -165,6 +160,109 @@ __global__ void __launch_bounds__(kThreads) to_blocked_grouped_kernel(Tiles tile
   blocked_chunk(tiles, out_bytes, out);
 }
 
+// ----------------------------------------------------------------------------
+// GPU kernels: the plain forms through a shared-memory window
+//
+// A block of 256 threads owns a window of 8 neighbouring tiles: rows [128·rb, +128) x scale
+// columns [4·cb0, +32) of one matrix. Each row's 32 bytes of the window are two 16-byte global
+// accesses (thread tid: row tid/2, half tid%2), so a warp instruction touches 16 rows, where the
+// per-chunk kernel above touches 32 rows with 4-byte loads and runs into L1's one-line-per-cycle
+// limit (a 4-byte load per line: ~1 TB/s of reads at best). The window sits in shared memory as
+// 128 rows of kWindowWords words (the ninth word pads rows apart: lane rr of a tile reads word
+// rr·9 + t, 32 distinct banks); warp t then writes tile cb0 + t, lane rr its 16-byte chunk
+// (rows rr, rr+32, rr+64, rr+96). from_blocked runs the same window backwards.
+constexpr int kWindowTiles = kThreads / 32;  // one warp per tile
+constexpr int kWindowCols = kWindowTiles * int(kScaleTileCols);  // 32 scale columns
+constexpr int kWindowWords = kWindowCols / 4 + 1;
+
+// Window of this block: matrix e, row block rb, first column block cb0. Block indices run
+// column windows fastest, then row blocks, then matrices (32-bit arithmetic: the launcher
+// keeps the block count below 2^31).
+struct Window {
+  std::int64_t e, rb, cb0;
+};
+__device__ inline Window window_of(std::int64_t ncb, std::int64_t nrb) {
+  const unsigned windows = unsigned((ncb + kWindowTiles - 1) / kWindowTiles), b = blockIdx.x;
+  const unsigned rest = b / windows;
+  return {std::int64_t(rest / unsigned(nrb)), std::int64_t(rest % unsigned(nrb)),
+          std::int64_t(b % windows) * kWindowTiles};
+}
+
+// 16 scales of one row from `col` on (bytes past `cols` are 0), little-endian in 4 words.
+__device__ inline void load_row16(const std::uint8_t* row, std::int64_t col, std::int64_t cols, std::uint32_t w[4]) {
+  const std::uint8_t* p = row + col;
+  if (col + 16 <= cols && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
+    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+    return;
+  }
+#pragma unroll
+  for (int b = 0; b < 16; ++b)
+    if (col + b < cols) w[b / 4] |= std::uint32_t(__ldg(p + b)) << (8 * (b % 4));
+}
+
+// s: `experts` matrices (rows, cols), matrix_stride bytes apart; out: experts x (hp·wp) bytes,
+// 16-byte aligned.
+__global__ void __launch_bounds__(kThreads)
+    to_blocked_window_kernel(const std::uint8_t* __restrict__ s, std::int64_t rows, std::int64_t cols,
+                             std::int64_t row_stride, std::int64_t matrix_stride, std::int64_t ncb, std::int64_t nrb,
+                             std::uint8_t* __restrict__ out) {
+  __shared__ std::uint32_t stage[kScaleTileRows * kWindowWords];
+  const Window win = window_of(ncb, nrb);
+  const int tid = threadIdx.x;
+  {
+    const int r = tid / 2, h = tid % 2;
+    const std::int64_t row = win.rb * kScaleTileRows + r;
+    std::uint32_t w[4] = {0, 0, 0, 0};
+    if (row < rows) load_row16(s + win.e * matrix_stride + row * row_stride, win.cb0 * kScaleTileCols + 16 * h, cols, w);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) stage[r * kWindowWords + 4 * h + i] = w[i];
+  }
+  __syncthreads();
+  const int t = tid / 32, rr = tid % 32;
+  const std::int64_t cb = win.cb0 + t;
+  if (cb >= ncb) return;
+  const uint4 o = make_uint4(stage[rr * kWindowWords + t], stage[(rr + 32) * kWindowWords + t],
+                             stage[(rr + 64) * kWindowWords + t], stage[(rr + 96) * kWindowWords + t]);
+  const std::int64_t tile = (win.e * nrb + win.rb) * ncb + cb;
+  *reinterpret_cast<uint4*>(out + tile * kScaleTileBytes + rr * kChunkBytes) = o;
+}
+
+// blocked: nrb·ncb tiles, 16-byte aligned -> out (rows, cols) row-major.
+__global__ void __launch_bounds__(kThreads)
+    from_blocked_window_kernel(const std::uint8_t* __restrict__ blocked, std::int64_t rows, std::int64_t cols,
+                               std::int64_t ncb, std::int64_t nrb, std::uint8_t* __restrict__ out) {
+  __shared__ std::uint32_t stage[kScaleTileRows * kWindowWords];
+  const Window win = window_of(ncb, nrb);
+  const int tid = threadIdx.x;
+  {
+    const int t = tid / 32, rr = tid % 32;
+    const std::int64_t cb = win.cb0 + t;
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (cb < ncb)
+      v = __ldg(reinterpret_cast<const uint4*>(blocked + (win.rb * ncb + cb) * kScaleTileBytes + rr * kChunkBytes));
+    stage[rr * kWindowWords + t] = v.x;
+    stage[(rr + 32) * kWindowWords + t] = v.y;
+    stage[(rr + 64) * kWindowWords + t] = v.z;
+    stage[(rr + 96) * kWindowWords + t] = v.w;
+  }
+  __syncthreads();
+  const int r = tid / 2, h = tid % 2;
+  const std::int64_t row = win.rb * kScaleTileRows + r, col = win.cb0 * kScaleTileCols + 16 * h;
+  if (row >= rows || col >= cols) return;
+  std::uint32_t w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) w[i] = stage[r * kWindowWords + 4 * h + i];
+  std::uint8_t* p = out + row * cols + col;
+  if (col + 16 <= cols && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
+    *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+    return;
+  }
+#pragma unroll
+  for (int b = 0; b < 16; ++b)
+    if (col + b < cols) p[b] = std::uint8_t(w[b / 4] >> (8 * (b % 4)));
+}
+
 // One thread per 4 columns of an output row: the 4 scales are contiguous in the blocked buffer.
 __global__ void __launch_bounds__(kThreads) from_blocked_kernel(const std::uint8_t* __restrict__ blocked, std::int64_t rows,
                                                                 std::int64_t cols, std::uint8_t* __restrict__ out) {
@@ -221,11 +319,33 @@ void launch_grouped(Tiles tiles, std::int64_t alignment, std::int64_t out_bytes,
 
 }  // namespace
 
+// Blocks of the window kernels for `experts` matrices of nrb x ncb tiles, or 0 when the count
+// leaves 32-bit block arithmetic (the per-chunk kernels take those).
+unsigned window_blocks(std::int64_t experts, std::int64_t nrb, std::int64_t ncb) {
+  const std::int64_t b = experts * nrb * ((ncb + kWindowTiles - 1) / kWindowTiles);
+  return b > 0x7FFFFFFF ? 0u : unsigned(b);
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// The plain and 3D forms: the window kernel when the output is 16-byte aligned, else per chunk.
+void launch_plain(const std::uint8_t* s, std::int64_t experts, std::int64_t rows, std::int64_t cols,
+                  std::int64_t row_stride, std::int64_t matrix_stride, std::uint8_t* out, cudaStream_t stream) {
+  const std::int64_t hp = blocked_rows(rows), wp = blocked_cols(cols);
+  const std::int64_t nrb = hp / kScaleTileRows, ncb = wp / kScaleTileCols, tiles = nrb * ncb;
+  if (experts * tiles == 0) return;
+  const unsigned blocks = window_blocks(experts, nrb, ncb);
+  if (blocks != 0 && aligned16(out)) {
+    to_blocked_window_kernel<<<blocks, kThreads, 0, stream>>>(s, rows, cols, row_stride, matrix_stride, ncb, nrb, out);
+    check_launch();
+    return;
+  }
+  launch(PlainTiles{s, rows, cols, row_stride, ncb, tiles, matrix_stride}, experts * hp * wp, out, stream);
+}
+
 void to_blocked(ScaleMatrix s, std::uint8_t* out, cudaStream_t stream) {
   check_matrix(s, "scales");
-  const std::int64_t hp = blocked_rows(s.rows), wp = blocked_cols(s.cols);
-  const std::int64_t ncb = wp / kScaleTileCols, tiles = hp / kScaleTileRows * ncb;
-  launch(PlainTiles{s.data, s.rows, s.cols, s.row_stride, ncb, tiles > 0 ? tiles : 1, 0}, hp * wp, out, stream);
+  launch_plain(s.data, 1, s.rows, s.cols, s.row_stride, 0, out, stream);
 }
 
 void to_blocked_per_group_3d(const std::uint8_t* s, std::int64_t experts, std::int64_t rows, std::int64_t cols,
@@ -234,9 +354,7 @@ void to_blocked_per_group_3d(const std::uint8_t* s, std::int64_t experts, std::i
     throw std::invalid_argument("scales: negative shape (" + std::to_string(experts) + ", " + std::to_string(rows) +
                                 ", " + std::to_string(cols) + ")");
   if (experts * rows * cols != 0 && s == nullptr) throw std::invalid_argument("scales: null data for a non-empty tensor");
-  const std::int64_t hp = blocked_rows(rows), wp = blocked_cols(cols);
-  const std::int64_t ncb = wp / kScaleTileCols, tiles = hp / kScaleTileRows * ncb;
-  launch(PlainTiles{s, rows, cols, cols, ncb, tiles > 0 ? tiles : 1, rows * cols}, experts * hp * wp, out, stream);
+  launch_plain(s, experts, rows, cols, cols, rows * cols, out, stream);
 }
 
 void from_blocked(const std::uint8_t* blocked, std::int64_t rows, std::int64_t cols, std::uint8_t* out,
@@ -245,6 +363,13 @@ void from_blocked(const std::uint8_t* blocked, std::int64_t rows, std::int64_t c
     throw std::invalid_argument("from_blocked: negative shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
   const std::int64_t items = rows * ((cols + 3) / 4);
   if (items == 0) return;
+  const std::int64_t nrb = blocked_rows(rows) / kScaleTileRows, ncb = blocked_cols(cols) / kScaleTileCols;
+  const unsigned blocks = window_blocks(1, nrb, ncb);
+  if (blocks != 0 && aligned16(blocked)) {
+    from_blocked_window_kernel<<<blocks, kThreads, 0, stream>>>(blocked, rows, cols, ncb, nrb, out);
+    check_launch();
+    return;
+  }
   from_blocked_kernel<<<blocks_for(items, kThreads), kThreads, 0, stream>>>(blocked, rows, cols, out);
   check_launch();
 }

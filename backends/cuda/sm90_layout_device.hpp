@@ -14,6 +14,7 @@
 // Every index is 64-bit: row counts times row bytes exceed 2^31 at the production shapes.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -34,6 +35,21 @@ inline void check_launch() { OCTET_CUDA_CHECK(cudaGetLastError()); }
 inline unsigned blocks_for(std::int64_t items, std::int64_t per_block) {
   const std::int64_t b = (items + per_block - 1) / per_block;
   return unsigned(b < 1 ? 1 : (b > 0x7FFFFFFF ? 0x7FFFFFFF : b));
+}
+
+// Multiprocessors of the current device, read once per device (host overhead counts in the
+// launch-bound kernels: one attribute query per call is avoidable).
+inline int multiprocessors() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> count[kMaxDevices] = {};  // 0: not read yet (host threads may race: same value)
+  int dev = 0;
+  OCTET_CUDA_CHECK(cudaGetDevice(&dev));
+  const int cached = dev >= 0 && dev < kMaxDevices ? count[dev].load(std::memory_order_relaxed) : 0;
+  if (cached != 0) return cached;
+  int sms = 0;
+  OCTET_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  if (dev >= 0 && dev < kMaxDevices) count[dev].store(sms, std::memory_order_relaxed);
+  return sms;
 }
 
 // A device allocation freed in stream order when it leaves scope (index arrays of a launch).
@@ -64,6 +80,17 @@ __device__ inline std::int64_t upper_bound(const std::int64_t* ends, std::int64_
   while (lo < hi) {
     const std::int64_t mid = (lo + hi) / 2;
     if (__ldg(ends + mid) > x) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// The same with plain loads: `ends` may be in shared memory.
+__device__ inline std::int64_t first_above(const std::int64_t* ends, std::int64_t n, std::int64_t x) {
+  std::int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) / 2;
+    if (ends[mid] > x) hi = mid;
     else lo = mid + 1;
   }
   return lo;

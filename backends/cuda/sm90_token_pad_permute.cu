@@ -13,9 +13,14 @@
 //
 // Structure: every copying kernel is one gather, dst row i <- src row src_of(i) (< 0: a zero row).
 // pad / unpad find src_of(i) inside the gather (binary search over the padded starts / group
-// ends, L1-resident), so they are one scan launch plus the gather; the others read a map built by
-// a small index kernel: the indices (identity), their inverse (scatter of i into map[idx[i]]), or
-// the row map of the routing. The gather runs one warp per destination row, 16-byte loads and
+// ends, per row, not per element); pad scans its group sizes inside the gather launch (every
+// block into shared memory), so both are one launch per matrix; permute_and_pad likewise builds
+// generate_permute_indices' plan in every block and writes permuted_indices from the gather
+// (PermutePadSource). The others read a map: the indices (identity), their inverse (one block
+// fills and scatters i into map[idx[i]] for maps up to kSmallMap entries), or, for the fused
+// permute, the routing's inverse with the prob rule applied per row inside the gather
+// (RouteSource, ProbHook). Launch count matters: at ~100 us per gather, every extra launch and
+// stream-ordered allocation is a few percent. The gather runs one warp per destination row, 16-byte loads and
 // stores when the row bytes and pointers allow (4-byte, then 1-byte otherwise), four vectors in
 // flight per lane. The combine (fused_unpermute_unpad) runs one block per token, its width picked
 // so that the row's 16-byte runs split evenly (kCombineVecs runs per thread, the loads of
@@ -24,8 +29,9 @@
 // the routes in fp32 — __fmul_rn then __fadd_rn, or __fmaf_rn for the fma variant, the
 // emulator's two arithmetics — and rounds once (bf16: cvt.rn for finite sums, octet::encode_bits for Inf; NaN sums: the CUDA
 // canonical NaN, octet::kCudaCanonicalNanFp32 / Bf16). No atomics anywhere: every output byte has
-// one writer. The routing row map (make_row_id_map) is four launches: fill, per-expert counts,
-// one block of scans, per-expert row assignment (2048 tokens per block-scan round).
+// one writer. The routing row map (make_row_id_map) is two launches: per-expert counts (with the
+// -1 fill of the map), then per expert its padded offsets and row assignment (2048 tokens per
+// block-scan round).
 //
 // Bytes moved: gather = rows read (copied rows only) + all rows written + index arrays;
 // combine = T·K routed rows read + T rows written.
@@ -36,6 +42,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "octet/cast.hpp"
 #include "sm90_layout_device.hpp"
@@ -76,6 +83,7 @@ namespace {
 
 using layout_detail::blocks_for;
 using layout_detail::check_launch;
+using layout_detail::first_above;
 using layout_detail::group_begin;
 using layout_detail::kThreads;
 using layout_detail::StreamScratch;
@@ -104,15 +112,15 @@ struct MapSource {
 };
 
 // pad: padded row i of group g (starts[g] <= i < starts[g+1]) is x row begin_g + (i - starts[g])
-// when i - starts[g] < size_g; everything else is a zero row.
+// when i - starts[g] < size_g; everything else is a zero row. starts: global or shared (plain loads).
 struct PadSource {
   const std::int64_t* offs;
   std::int64_t groups;
   const std::int64_t* starts;
   __device__ std::int64_t operator()(std::int64_t i) const {
-    const std::int64_t g = upper_bound(starts + 1, groups, i);
+    const std::int64_t g = first_above(starts + 1, groups, i);
     if (g >= groups) return -1;
-    const std::int64_t k = i - __ldg(starts + g), begin = group_begin(offs, g);
+    const std::int64_t k = i - starts[g], begin = group_begin(offs, g);
     return k < __ldg(offs + g) - begin ? begin + k : -1;
   }
 };
@@ -135,6 +143,45 @@ __global__ void scatter_inverse_kernel(const std::int64_t* index, std::int64_t n
   const std::int64_t d = __ldg(index + i);
   if (d >= 0) inverse[d] = i;
 }
+
+// inverse (n_inverse,) = -1, then inverse[index[i]] = i, by one block (the barrier orders the fill
+// before the scatter): one launch instead of two for the small maps of a layout call.
+constexpr int kMapThreads = 1024;
+constexpr std::int64_t kSmallMap = 1 << 17;  // entries up to which one block builds a map
+__global__ void __launch_bounds__(kMapThreads) inverse_map_kernel(const std::int64_t* index, std::int64_t n,
+                                                                  std::int64_t* inverse, std::int64_t n_inverse) {
+  for (std::int64_t t = threadIdx.x; t < n_inverse; t += kMapThreads) inverse[t] = -1;
+  __syncthreads();
+  for (std::int64_t i = threadIdx.x; i < n; i += kMapThreads) {
+    const std::int64_t d = __ldg(index + i);
+    if (d >= 0) inverse[d] = i;
+  }
+}
+
+// fused permute inside the gather: permuted row `row` filled by route (t·K + k) copies token t's
+// data row, unless probs are given and the route's prob is ±0 (with probs == nullptr: the scale
+// rows, which always follow the token); ProbHook writes y_probs[row] (0 for an unfilled row).
+// The same rule as permute_pad_map_kernel, without its two index arrays and launch.
+struct RouteSource {
+  const std::int64_t* route_of_row;
+  std::int64_t topk;
+  const float* probs;
+  __device__ std::int64_t operator()(std::int64_t row) const {
+    const std::int64_t route = __ldg(route_of_row + row);
+    if (route < 0) return -1;
+    if (probs != nullptr && __ldg(probs + route) == 0.0f) return -1;
+    return route / topk;
+  }
+};
+struct ProbHook {
+  const std::int64_t* route_of_row;
+  const float* probs;
+  float* y_probs;
+  __device__ void operator()(std::int64_t row, std::int64_t) const {
+    const std::int64_t route = __ldg(route_of_row + row);
+    y_probs[row] = route >= 0 ? __ldg(probs + route) : 0.0f;
+  }
+};
 
 // fused permute: permuted row `row` filled by route (t·K + k) copies token t's scale row and prob;
 // its data row too, unless the prob is ±0 (a routing-map padding slot: zero data row).
@@ -160,14 +207,19 @@ __global__ void permute_pad_map_kernel(const std::int64_t* route_of_row, std::in
 
 // One warp per destination row, V-sized accesses (uint4, uint32_t or uint8_t), kUnroll per lane
 // in flight. row_vecs = row bytes / sizeof(V).
-template <class V, class Source>
-__global__ void __launch_bounds__(kThreads) gather_rows_kernel(const V* __restrict__ src, V* __restrict__ dst,
-                                                               std::int64_t dst_rows, std::int64_t row_vecs,
-                                                               Source src_of) {
+// A side output per destination row, called by lane 0 with (row, source row); none by default.
+struct NoRowHook {
+  __device__ void operator()(std::int64_t, std::int64_t) const {}
+};
+
+template <class V, class Source, class RowHook = NoRowHook>
+__device__ void gather_rows_body(const V* __restrict__ src, V* __restrict__ dst, std::int64_t dst_rows,
+                                 std::int64_t row_vecs, const Source& src_of, const RowHook& on_row = {}) {
   const int lane = threadIdx.x % 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * kWarpsPerBlock;
   for (std::int64_t row = std::int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32; row < dst_rows; row += warps) {
     const std::int64_t s = src_of(row);
+    if (lane == 0) on_row(row, s);
     V* out = dst + row * row_vecs;
     if (s < 0) {
       for (std::int64_t v = lane; v < row_vecs; v += 32) out[v] = V{};
@@ -184,6 +236,30 @@ __global__ void __launch_bounds__(kThreads) gather_rows_kernel(const V* __restri
         if (v0 + 32 * u < row_vecs) out[v0 + 32 * u] = buf[u];
     }
   }
+}
+
+template <class V, class Source, class RowHook>
+__global__ void __launch_bounds__(kThreads) gather_rows_kernel(const V* __restrict__ src, V* __restrict__ dst,
+                                                               std::int64_t dst_rows, std::int64_t row_vecs,
+                                                               Source src_of, RowHook on_row) {
+  gather_rows_body(src, dst, dst_rows, row_vecs, src_of, on_row);
+}
+
+// pad_token_groups in one launch: every block scans the G group sizes into shared memory (G + 1
+// int64, a few hundred bytes of L2 reads: cheaper than a separate scan launch ahead of a ~100 us
+// gather), block 0 also stores the starts for the caller (starts_out, nullptr: not stored), then
+// the gather with PadSource on the shared starts.
+constexpr std::int64_t kFusedScanGroups = 1024;
+template <class V>
+__global__ void __launch_bounds__(kThreads)
+    pad_gather_kernel(const V* __restrict__ src, V* __restrict__ dst, std::int64_t dst_rows, std::int64_t row_vecs,
+                      const std::int64_t* offs, std::int64_t groups, std::int64_t alignment, std::int64_t* starts_out) {
+  __shared__ std::int64_t starts[kFusedScanGroups + 1];
+  layout_detail::padded_scan_offs(offs, groups, alignment, starts);
+  __syncthreads();
+  if (blockIdx.x == 0 && starts_out != nullptr)
+    for (std::int64_t g = threadIdx.x; g <= groups; g += kThreads) starts_out[g] = starts[g];
+  gather_rows_body(src, dst, dst_rows, row_vecs, PadSource{offs, groups, starts});
 }
 
 // ----------------------------------------------------------------------------
@@ -368,23 +444,119 @@ __global__ void __launch_bounds__(kThreads) permute_plan_kernel(const std::int64
 }
 
 // Block i = (rank, expert) pair i: permuted_indices[dst + j] = src + j for j < count, dst + j < max_len.
+// The -1 entries are written here too (no separate fill launch), each by one block: the last
+// rank's block of expert e the padding of e (from its last row to expert_start[e + 1]), block 0
+// also the rows past every expert (from expert_start[E] to max_len).
 __global__ void __launch_bounds__(kThreads) permute_fill_kernel(const std::int64_t* counts, const std::int64_t* src_start,
-                                                                const std::int64_t* dst_start, std::int64_t max_len,
+                                                                const std::int64_t* dst_start,
+                                                                const std::int64_t* expert_start, std::int64_t ranks,
+                                                                std::int64_t experts, std::int64_t max_len,
                                                                 std::int64_t* permuted_indices) {
   const std::int64_t i = blockIdx.x;
   const std::int64_t n = __ldg(counts + i), src = __ldg(src_start + i), dst = __ldg(dst_start + i);
   for (std::int64_t j = threadIdx.x; j < n && dst + j < max_len; j += kThreads) permuted_indices[dst + j] = src + j;
+  const auto fill = [&](std::int64_t begin, std::int64_t end) {
+    if (end > max_len) end = max_len;
+    for (std::int64_t j = begin + threadIdx.x; j < end; j += kThreads) permuted_indices[j] = -1;
+  };
+  if (i / experts == ranks - 1) fill(dst + n, expert_start[i % experts + 1]);
+  if (i == 0) fill(expert_start[experts], max_len);
+}
+
+// permute_and_pad in one launch per matrix: every block builds generate_permute_indices' plan in
+// shared memory (the same two scans as permute_plan_kernel, R·E <= kPlanPairs), then gathers with
+// the source of each row found by two binary searches (expert, then rank inside the expert); the
+// data launch also writes permuted_indices (lane 0 per row), block 0 m_sizes and m_offsets. No
+// index array round trip, no fill, no scratch allocation.
+constexpr std::int64_t kPlanPairs = 1024;
+struct PermutePlan {
+  std::int64_t src_start[kPlanPairs + 1];     // rank-major exclusive prefix of the counts
+  std::int64_t dst_start[kPlanPairs];         // expert-major: pair (r, e) at e·R + r
+  std::int64_t expert_start[kPlanPairs + 1];  // E + 1 used: padded expert starts
+};
+
+__device__ void build_permute_plan(const std::int64_t* counts, std::int64_t ranks, std::int64_t experts,
+                                   std::int64_t alignment, PermutePlan& plan) {
+  layout_detail::padded_scan([counts](std::int64_t i) { return __ldg(counts + i); }, ranks * experts, 1, plan.src_start);
+  __syncthreads();
+  // m_size = round_up(max(Σ_r count, alignment), alignment), as permute_plan_kernel
+  const auto expert_rows = [=](std::int64_t e) {
+    std::int64_t total = 0;
+    for (std::int64_t r = 0; r < ranks; ++r) total += __ldg(counts + r * experts + e);
+    return total > alignment ? total : alignment;
+  };
+  layout_detail::padded_scan(expert_rows, experts, alignment, plan.expert_start);
+  __syncthreads();
+  for (std::int64_t e = threadIdx.x; e < experts; e += kThreads) {
+    std::int64_t write = plan.expert_start[e];
+    for (std::int64_t r = 0; r < ranks; ++r) {
+      plan.dst_start[e * ranks + r] = write;
+      write += __ldg(counts + r * experts + e);
+    }
+  }
+  __syncthreads();
+}
+
+// Row i of expert e (expert_start[e] <= i < expert_start[e+1]) belongs to the last rank r whose
+// destination start is <= i (ranks with no rows share the start of the next one and are skipped
+// by "last"); it copies x row src_start[(r, e)] + (i − dst_start) when inside the count, else it
+// is padding (-1), as are the rows past expert_start[E].
+struct PermutePadSource {
+  const PermutePlan* plan;
+  const std::int64_t* counts;
+  std::int64_t ranks, experts;
+  __device__ std::int64_t operator()(std::int64_t i) const {
+    const std::int64_t e = first_above(plan->expert_start + 1, experts, i);
+    if (e >= experts) return -1;
+    const std::int64_t* d = plan->dst_start + e * ranks;  // d[0] = expert_start[e] <= i
+    const std::int64_t r = first_above(d, ranks, i) - 1;
+    const std::int64_t pair = r * experts + e, k = i - d[r];
+    return k < __ldg(counts + pair) ? plan->src_start[pair] + k : -1;
+  }
+};
+
+struct IndexHook {
+  std::int64_t* permuted_indices;
+  __device__ void operator()(std::int64_t row, std::int64_t s) const { permuted_indices[row] = s; }
+};
+
+// permuted_indices == nullptr: the scale matrix's launch (indices and sizes written by the data's).
+template <class V>
+__global__ void __launch_bounds__(kThreads)
+    permute_pad_gather_kernel(const V* __restrict__ src, V* __restrict__ dst, std::int64_t max_len,
+                              std::int64_t row_vecs, const std::int64_t* counts, std::int64_t ranks,
+                              std::int64_t experts, std::int64_t alignment, std::int64_t* permuted_indices,
+                              std::int64_t* m_sizes, std::int64_t* m_offsets) {
+  __shared__ PermutePlan plan;
+  build_permute_plan(counts, ranks, experts, alignment, plan);
+  const PermutePadSource src_of{&plan, counts, ranks, experts};
+  if (permuted_indices == nullptr) {
+    gather_rows_body(src, dst, max_len, row_vecs, src_of);
+    return;
+  }
+  if (blockIdx.x == 0)
+    for (std::int64_t e = threadIdx.x; e < experts; e += kThreads) {
+      m_sizes[e] = plan.expert_start[e + 1] - plan.expert_start[e];
+      m_offsets[e] = plan.expert_start[e + 1];
+    }
+  gather_rows_body(src, dst, max_len, row_vecs, src_of, IndexHook{permuted_indices});
 }
 
 // ----------------------------------------------------------------------------
 // GPU kernels: the row map of the routing (make_row_id_map)
 
-// Block e: the number of tokens routed to expert e (a token names an expert at most once).
+// Block e: the number of tokens routed to expert e (a token names an expert at most once). The
+// blocks also fill row_t_k with -1 (grid-stride; assign_rows_kernel, the next launch, writes the
+// routed entries), which saves a fill launch.
 __global__ void __launch_bounds__(kThreads) count_expert_kernel(const std::int32_t* expert_t_k, std::int64_t tokens,
-                                                                std::int64_t topk, std::int64_t* tokens_per_expert) {
+                                                                std::int64_t topk, std::int64_t* tokens_per_expert,
+                                                                std::int64_t* row_t_k) {
   using Reduce = cub::BlockReduce<long long, kThreads>;
   __shared__ typename Reduce::TempStorage tmp;
   const std::int32_t e = std::int32_t(blockIdx.x);
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < tokens * topk;
+       i += std::int64_t(gridDim.x) * kThreads)
+    row_t_k[i] = -1;
   // kCountUnroll independent loads per thread in flight: the block reads all T·K entries.
   constexpr int kCountUnroll = 8;
   const std::int64_t routes = tokens * topk;
@@ -403,38 +575,41 @@ __global__ void __launch_bounds__(kThreads) count_expert_kernel(const std::int32
   if (threadIdx.x == 0) tokens_per_expert[e] = total;
 }
 
-// One block: padded_offs = cumsum(round_up(n_e, alignment)); pad_offsets[e] = padded start minus
-// unpadded start; starts (E + 1,) the padded starts; unpadded (E + 1,) scratch for the unpadded
-// starts. Two block scans, then every expert in parallel.
-__global__ void __launch_bounds__(kThreads) expert_offsets_kernel(const std::int64_t* tokens_per_expert,
-                                                                  std::int64_t experts, std::int64_t alignment,
-                                                                  std::int64_t* starts, std::int64_t* unpadded,
-                                                                  std::int64_t* pad_offsets, std::int64_t* padded_offs) {
-  const auto size_of = [tokens_per_expert](std::int64_t e) { return tokens_per_expert[e]; };
-  layout_detail::padded_scan(size_of, experts, alignment, starts);
-  __syncthreads();
-  layout_detail::padded_scan(size_of, experts, 1, unpadded);
-  __syncthreads();
-  for (std::int64_t e = threadIdx.x; e < experts; e += blockDim.x) {
-    pad_offsets[e] = starts[e] - unpadded[e];
-    padded_offs[e] = starts[e + 1];
-  }
-}
-
-// Block e: each route to expert e gets row starts[e] + (number of earlier tokens routed to e),
-// tokens ascending. A round covers kThreads · kAssignTokens tokens, kAssignTokens consecutive ones
-// per thread (their slots kept in registers), with one block scan of the per-thread counts.
+// Block e: first its padded start starts_e = Σ_{e' < e} round_up(n_e', alignment) and unpadded
+// start Σ_{e' < e} n_e' (two block sums; no separate scan launch): pad_offsets[e] = their
+// difference, padded_offs[e] = starts_e + round_up(n_e, alignment) (= cumsum of the padded sizes).
+// Then each route to expert e gets row starts_e + (number of earlier tokens routed to e), tokens
+// ascending. A round covers kThreads · kAssignTokens tokens, kAssignTokens consecutive ones per
+// thread (their slots kept in registers), with one block scan of the per-thread counts.
 constexpr int kAssignTokens = 8;
 __global__ void __launch_bounds__(kThreads) assign_rows_kernel(const std::int32_t* expert_t_k, std::int64_t tokens,
-                                                               std::int64_t topk, const std::int64_t* starts,
-                                                               std::int64_t* row_t_k) {
+                                                               std::int64_t topk, const std::int64_t* tokens_per_expert,
+                                                               std::int64_t alignment, std::int64_t* row_t_k,
+                                                               std::int64_t* pad_offsets, std::int64_t* padded_offs) {
   using Scan = cub::BlockScan<long long, kThreads>;
+  using Reduce = cub::BlockReduce<long long, kThreads>;
   __shared__ typename Scan::TempStorage tmp;
-  __shared__ long long carry;
+  __shared__ typename Reduce::TempStorage tmp_sum;
+  __shared__ long long carry, start_s;
   const std::int32_t e = std::int32_t(blockIdx.x);
-  if (threadIdx.x == 0) carry = 0;
+  const auto round_up = [alignment](long long n) { return (n + alignment - 1) / alignment * alignment; };
+  long long padded = 0, unpadded = 0;
+  for (std::int64_t i = threadIdx.x; i < e; i += kThreads) {
+    const long long n = tokens_per_expert[i];
+    padded += round_up(n);
+    unpadded += n;
+  }
+  padded = Reduce(tmp_sum).Sum(padded);  // valid in thread 0
   __syncthreads();
-  const std::int64_t start = starts[e];
+  unpadded = Reduce(tmp_sum).Sum(unpadded);
+  if (threadIdx.x == 0) {
+    carry = 0;
+    start_s = padded;
+    pad_offsets[e] = padded - unpadded;
+    padded_offs[e] = padded + round_up(tokens_per_expert[e]);
+  }
+  __syncthreads();
+  const std::int64_t start = start_s;
   for (std::int64_t base = 0; base < tokens; base += std::int64_t(kThreads) * kAssignTokens) {
     const std::int64_t t0 = base + std::int64_t(threadIdx.x) * kAssignTokens;
     std::int64_t slot[kAssignTokens];
@@ -473,33 +648,53 @@ void check_rows(const DeviceRows& r, const char* what, bool scales) {
   if (r.rows * r.cols != 0 && r.data == nullptr) throw std::invalid_argument(std::string(what) + ": null data for a non-empty matrix");
 }
 
-unsigned gather_blocks(std::int64_t rows) {
-  int dev = 0, sms = 0;
-  OCTET_CUDA_CHECK(cudaGetDevice(&dev));
-  OCTET_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+// Blocks of a grid-stride gather: one warp per row up to `per_sm` resident blocks per SM (8 blocks
+// of 256 threads fill an SM; kernels with more shared memory pass their occupancy, so that every
+// block is resident and no second wave repeats their start-up).
+unsigned gather_blocks(std::int64_t rows, int per_sm = 8) {
+  const int sms = layout_detail::multiprocessors();
   const std::int64_t wanted = (rows + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  const std::int64_t cap = std::int64_t(sms) * 8;  // 8 blocks of 256 threads fill an SM
+  const std::int64_t cap = std::int64_t(sms) * per_sm;
   return unsigned(wanted < 1 ? 1 : (wanted < cap ? wanted : cap));
 }
 
-// dst (dst_rows, row_bytes) <- src rows by src_of_row (a row source above).
-template <class Source>
-void gather_rows(const void* src, void* dst, std::int64_t dst_rows, std::int64_t row_bytes, Source src_of_row,
-                 cudaStream_t stream) {
-  if (dst_rows == 0 || row_bytes == 0) return;
+// Calls launch(src, dst, row_vecs) with src and dst as pointers to the widest access type (uint4,
+// uint32_t, uint8_t) that the row bytes and both pointers allow, then checks the launch.
+template <class Launch>
+void with_access_width(const void* src, void* dst, std::int64_t row_bytes, Launch launch) {
   const auto a = reinterpret_cast<std::uintptr_t>(src) | reinterpret_cast<std::uintptr_t>(dst);
-  const unsigned blocks = gather_blocks(dst_rows);
-  if (row_bytes % 16 == 0 && a % 16 == 0) {
-    gather_rows_kernel<uint4, Source><<<blocks, kThreads, 0, stream>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst),
-                                                               dst_rows, row_bytes / 16, src_of_row);
-  } else if (row_bytes % 4 == 0 && a % 4 == 0) {
-    gather_rows_kernel<std::uint32_t, Source><<<blocks, kThreads, 0, stream>>>(
-        static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst), dst_rows, row_bytes / 4, src_of_row);
-  } else {
-    gather_rows_kernel<std::uint8_t, Source><<<blocks, kThreads, 0, stream>>>(
-        static_cast<const std::uint8_t*>(src), static_cast<std::uint8_t*>(dst), dst_rows, row_bytes, src_of_row);
-  }
+  if (row_bytes % 16 == 0 && a % 16 == 0)
+    launch(static_cast<const uint4*>(src), static_cast<uint4*>(dst), row_bytes / 16);
+  else if (row_bytes % 4 == 0 && a % 4 == 0)
+    launch(static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst), row_bytes / 4);
+  else
+    launch(static_cast<const std::uint8_t*>(src), static_cast<std::uint8_t*>(dst), row_bytes);
   check_launch();
+}
+
+// dst (dst_rows, row_bytes) <- src rows by src_of_row (a row source above); on_row(row, source) per
+// row (lane 0) when given.
+template <class Source, class RowHook = NoRowHook>
+void gather_rows(const void* src, void* dst, std::int64_t dst_rows, std::int64_t row_bytes, Source src_of_row,
+                 cudaStream_t stream, RowHook on_row = {}) {
+  if (dst_rows == 0 || row_bytes == 0) return;
+  const unsigned blocks = gather_blocks(dst_rows);
+  with_access_width(src, dst, row_bytes, [&](const auto* in, auto* out, std::int64_t row_vecs) {
+    using V = std::remove_cv_t<std::remove_pointer_t<decltype(in)>>;
+    gather_rows_kernel<V, Source, RowHook><<<blocks, kThreads, 0, stream>>>(in, out, dst_rows, row_vecs, src_of_row,
+                                                                             on_row);
+  });
+}
+
+// pad_token_groups' gather of one matrix (data or scales) with the scan inside (pad_gather_kernel).
+void pad_gather(const void* src, void* dst, std::int64_t dst_rows, std::int64_t row_bytes, const std::int64_t* offs,
+                std::int64_t groups, std::int64_t alignment, std::int64_t* starts_out, cudaStream_t stream) {
+  const unsigned blocks = gather_blocks(dst_rows);
+  with_access_width(src, dst, row_bytes, [&](const auto* in, auto* out, std::int64_t row_vecs) {
+    using V = std::remove_cv_t<std::remove_pointer_t<decltype(in)>>;
+    pad_gather_kernel<V><<<blocks, kThreads, 0, stream>>>(in, out, dst_rows, row_vecs, offs, groups, alignment,
+                                                          starts_out);
+  });
 }
 
 // Data rows and (when present) scale rows through one map.
@@ -508,6 +703,23 @@ void gather_with_scales(const DeviceRows& x, const DeviceRows& scales, void* y, 
                         Source src_of_row, cudaStream_t stream) {
   gather_rows(x.data, y, dst_rows, x.row_bytes(), src_of_row, stream);
   if (scales.cols > 0) gather_rows(scales.data, y_scales, dst_rows, scales.row_bytes(), src_of_row, stream);
+}
+
+// inverse (n_inverse,) = -1, then inverse[index[i]] = i for the n entries of index that are >= 0:
+// one block when small, else a fill and a scatter launch.
+void inverse_map(const std::int64_t* index, std::int64_t n, std::int64_t* inverse, std::int64_t n_inverse,
+                 cudaStream_t stream) {
+  if (n_inverse == 0) return;
+  if (n + n_inverse <= kSmallMap) {
+    inverse_map_kernel<<<1, kMapThreads, 0, stream>>>(index, n, inverse, n_inverse);
+    check_launch();
+    return;
+  }
+  layout_detail::fill_int64(inverse, n_inverse, -1, stream);
+  if (n > 0) {
+    scatter_inverse_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(index, n, inverse);
+    check_launch();
+  }
 }
 
 void check_scales(const DeviceRows& scales, std::int64_t rows, const char* what) {
@@ -530,8 +742,15 @@ void pad_token_groups(DeviceRows x, DeviceRows scales, const std::int64_t* offs,
   check_scales(scales, x.rows, "scales");
   if (alignment < 1) throw std::invalid_argument("alignment must be >= 1, got " + std::to_string(alignment));
   const std::int64_t out_rows = padded_token_rows(x.rows, groups, alignment);
-  layout_detail::padded_group_starts(offs, groups, alignment, starts, stream);
-  gather_with_scales(x, scales, y, y_scales, out_rows, PadSource{offs, groups, starts}, stream);
+  const bool data = out_rows > 0 && x.row_bytes() > 0, with_scales = scales.cols > 0 && out_rows > 0;
+  if (groups > kFusedScanGroups || !data) {  // a separate scan launch, then the gathers
+    layout_detail::padded_group_starts(offs, groups, alignment, starts, stream);
+    gather_with_scales(x, scales, y, y_scales, out_rows, PadSource{offs, groups, starts}, stream);
+    return;
+  }
+  // One launch per matrix, each scanning the groups itself; the data gather stores the starts.
+  pad_gather(x.data, y, out_rows, x.row_bytes(), offs, groups, alignment, starts, stream);
+  if (with_scales) pad_gather(scales.data, y_scales, out_rows, scales.row_bytes(), offs, groups, alignment, nullptr, stream);
 }
 
 void unpad_token_groups(DeviceRows padded, DeviceRows padded_scales, const std::int64_t* offs, std::int64_t groups,
@@ -556,11 +775,7 @@ void unpermute_tokens(DeviceRows x, DeviceRows scales, const std::int64_t* indic
   check_scales(scales, x.rows, "scales");
   if (num_tokens < 0) throw std::invalid_argument("num_tokens must be >= 0, got " + std::to_string(num_tokens));
   StreamScratch<std::int64_t> map(std::size_t(num_tokens), stream);
-  layout_detail::fill_int64(map.get(), num_tokens, -1, stream);
-  if (x.rows > 0) {
-    scatter_inverse_kernel<<<blocks_for(x.rows, kThreads), kThreads, 0, stream>>>(indices, x.rows, map.get());
-    check_launch();
-  }
+  inverse_map(indices, x.rows, map.get(), num_tokens, stream);
   gather_with_scales(x, scales, y, y_scales, num_tokens, MapSource{map.get()}, stream);
 }
 
@@ -576,15 +791,33 @@ void permute_and_pad(DeviceRows x, DeviceRows scales, const std::int64_t* tokens
     throw std::invalid_argument("num_local_experts must be >= 1, got " + std::to_string(num_local_experts));
   const std::int64_t pairs = ep_degree * num_local_experts;
   const std::int64_t max_len = permute_and_pad_rows(x.rows, num_local_experts, alignment);
+  if (pairs <= kPlanPairs && x.row_bytes() > 0) {  // one launch per matrix (permute_pad_gather_kernel)
+    const auto gather = [&](const void* src, void* dst, std::int64_t row_bytes, bool data) {
+      with_access_width(src, dst, row_bytes, [&](const auto* in, auto* out, std::int64_t row_vecs) {
+        using V = std::remove_cv_t<std::remove_pointer_t<decltype(in)>>;
+        static const int per_sm = [] {  // the plan's ~29 KB of shared memory allows 7, not 8
+          int n = 0;
+          OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, permute_pad_gather_kernel<V>, kThreads, 0));
+          return n < 1 ? 1 : n;
+        }();
+        permute_pad_gather_kernel<V><<<gather_blocks(max_len, per_sm), kThreads, 0, stream>>>(
+            in, out, max_len, row_vecs, tokens_per_expert_group, ep_degree, num_local_experts, alignment,
+            data ? permuted_indices : nullptr, m_sizes, m_offsets);
+      });
+    };
+    gather(x.data, y, x.row_bytes(), true);
+    if (scales.cols > 0) gather(scales.data, y_scales, scales.row_bytes(), false);
+    return;
+  }
   StreamScratch<std::int64_t> src_start(static_cast<std::size_t>(pairs + 1), stream),
       dst_start(static_cast<std::size_t>(pairs), stream), expert_start(static_cast<std::size_t>(num_local_experts + 1), stream);
-  layout_detail::fill_int64(permuted_indices, max_len, -1, stream);
   permute_plan_kernel<<<1, kThreads, 0, stream>>>(tokens_per_expert_group, ep_degree, num_local_experts, alignment,
                                                   src_start.get(), expert_start.get(), dst_start.get(), m_sizes,
                                                   m_offsets);
   check_launch();
   permute_fill_kernel<<<unsigned(pairs), kThreads, 0, stream>>>(tokens_per_expert_group, src_start.get(), dst_start.get(),
-                                                               max_len, permuted_indices);
+                                                               expert_start.get(), ep_degree, num_local_experts, max_len,
+                                                               permuted_indices);
   check_launch();
   gather_with_scales(x, scales, y, y_scales, max_len, MapSource{permuted_indices}, stream);
 }
@@ -598,14 +831,19 @@ void fused_permute_pad(DeviceRows x, DeviceRows scales, const std::int64_t* row_
     throw std::invalid_argument("routing.tokens (rows of x): expected " + std::to_string(x.rows) + ", got " +
                                 std::to_string(tokens));
   if (rows == 0) return;
-  StreamScratch<std::int64_t> route_of_row(std::size_t(rows), stream), data_src(std::size_t(rows), stream),
-      scale_src(std::size_t(rows), stream);
-  layout_detail::fill_int64(route_of_row.get(), rows, -1, stream);
-  if (tokens * topk > 0) {
-    scatter_inverse_kernel<<<blocks_for(tokens * topk, kThreads), kThreads, 0, stream>>>(row_t_k, tokens * topk,
-                                                                                       route_of_row.get());
-    check_launch();
+  StreamScratch<std::int64_t> route_of_row(std::size_t(rows), stream);
+  inverse_map(row_t_k, tokens * topk, route_of_row.get(), rows, stream);
+  if (x.row_bytes() > 0) {  // sources and probs inside the gathers
+    if (probs != nullptr)
+      gather_rows(x.data, y, rows, x.row_bytes(), RouteSource{route_of_row.get(), topk, probs}, stream,
+                  ProbHook{route_of_row.get(), probs, y_probs});
+    else
+      gather_rows(x.data, y, rows, x.row_bytes(), RouteSource{route_of_row.get(), topk, nullptr}, stream);
+    if (scales.cols > 0)
+      gather_rows(scales.data, y_scales, rows, scales.row_bytes(), RouteSource{route_of_row.get(), topk, nullptr}, stream);
+    return;
   }
+  StreamScratch<std::int64_t> data_src(std::size_t(rows), stream), scale_src(std::size_t(rows), stream);
   permute_pad_map_kernel<<<blocks_for(rows, kThreads), kThreads, 0, stream>>>(route_of_row.get(), rows, topk, probs,
                                                                             data_src.get(), scale_src.get(), y_probs);
   check_launch();
@@ -654,17 +892,12 @@ void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::i
   if (tokens < 0 || topk < 0) throw std::invalid_argument("routing: negative shape");
   if (experts < 1) throw std::invalid_argument("routing.experts must be >= 1, got " + std::to_string(experts));
   if (alignment < 1) throw std::invalid_argument("alignment must be >= 1, got " + std::to_string(alignment));
-  StreamScratch<std::int64_t> starts(std::size_t(experts + 1), stream), unpadded(std::size_t(experts + 1), stream);
-  layout_detail::fill_int64(row_t_k, tokens * topk, -1, stream);
-  count_expert_kernel<<<unsigned(experts), kThreads, 0, stream>>>(expert_t_k, tokens, topk, tokens_per_expert);
+  // Two launches: counts (and the -1 fill of row_t_k), then per expert its offsets and rows.
+  count_expert_kernel<<<unsigned(experts), kThreads, 0, stream>>>(expert_t_k, tokens, topk, tokens_per_expert, row_t_k);
   check_launch();
-  expert_offsets_kernel<<<1, kThreads, 0, stream>>>(tokens_per_expert, experts, alignment, starts.get(), unpadded.get(), pad_offsets,
-                                                    padded_offs);
+  assign_rows_kernel<<<unsigned(experts), kThreads, 0, stream>>>(expert_t_k, tokens, topk, tokens_per_expert, alignment,
+                                                                 row_t_k, pad_offsets, padded_offs);
   check_launch();
-  if (tokens * topk > 0) {
-    assign_rows_kernel<<<unsigned(experts), kThreads, 0, stream>>>(expert_t_k, tokens, topk, starts.get(), row_t_k);
-    check_launch();
-  }
 }
 
 }  // namespace octet::cuda

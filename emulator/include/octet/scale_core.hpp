@@ -23,6 +23,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 #include "octet/cast.hpp"
 #include "octet/format.hpp"
@@ -142,7 +143,14 @@ inline constexpr std::uint32_t kCanonicalNan = 0x7FFFFFFFu;  // PTX arithmetic N
 inline constexpr std::uint32_t kFltMaxBits = 0x7F7FFFFFu;
 inline constexpr std::uint32_t kInfBits = 0x7F800000u;
 
-OCTET_HD constexpr float f32(std::uint32_t b) { return std::bit_cast<float>(b); }
+// On the device a constant folded from std::bit_cast passes through a host float and loses a
+// signalling NaN's payload (0x7F800001 becomes 0x7FC00001); __uint_as_float keeps the bits.
+OCTET_HD constexpr float f32(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  if (!std::is_constant_evaluated()) return __uint_as_float(b);
+#endif
+  return std::bit_cast<float>(b);
+}
 OCTET_HD constexpr std::uint32_t bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 OCTET_HD constexpr bool is_nan(float v) { return (bits(v) & 0x7FFFFFFFu) > kInfBits; }
 OCTET_HD constexpr bool is_inf(float v) { return (bits(v) & 0x7FFFFFFFu) == kInfBits; }
