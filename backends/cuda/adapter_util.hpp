@@ -22,12 +22,16 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "octet/format.hpp"
+#include "octet/golden/adapter_io.hpp"
 #include "octet/golden/inputs.hpp"
 #include "octet/golden/tensor_io.hpp"
 #include "octet/tensor.hpp"
 
 namespace octet::cuda::adapter_util {
 
+using golden::flag_param;
+using golden::format_param;
+using golden::fp8_recipe;
 using golden::KernelCall;
 using golden::KernelInputError;
 using golden::Tensor;
@@ -36,21 +40,7 @@ using Shape = std::vector<std::int64_t>;
 
 inline constexpr std::uint8_t kPoison = 0xA5;
 
-// ---- recipes (the emulator adapters' rules and messages) ------------------------------------------
-
-inline const Recipe& fp8_recipe(const KernelCall& call, std::string_view fallback) {
-  const Recipe& r = golden::call_recipe(call, fallback);
-  const FormatId e = element_format(r);
-  const ScaleStorage s = storage(r);
-  const bool fp8_elements = e == FormatId::e4m3fn || e == FormatId::e4m3fnuz || e == FormatId::e5m2;
-  const bool fp32_scales = s == ScaleStorage::EncodeFp32 || s == ScaleStorage::DecodeFp32;
-  if (!fp8_elements || !fp32_scales)
-    throw KernelInputError("kernel " + call.kernel + ": recipe '" + std::string(name(r)) + "' has " +
-                           std::string(dtype_name(e)) + " elements and " + std::string(name(s)) +
-                           " scales; this kernel takes an fp8 recipe with float32 scales (torchao_fp8_rowwise*, "
-                           "torchao_blockwise*, te_current*, te_blockwise*, deepgemm*, deepep*)");
-  return r;
-}
+// ---- recipes (the emulator adapters' rules and messages: golden/adapter_io.hpp) -------------------
 
 inline std::string scale_name(const Recipe& r) { return storage(r) == ScaleStorage::EncodeFp32 ? "scale" : "scale_inv"; }
 

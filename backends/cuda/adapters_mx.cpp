@@ -60,15 +60,6 @@ Tensor byte_tensor(std::string_view dtype, Shape shape, const std::vector<std::u
   return golden::make_tensor(dtype, std::move(shape), bytes, std::move(layout), std::move(strides));
 }
 
-// An int attribute that must be 0 or 1 (golden/src/adapters/adapter_io.cpp flag_param).
-bool flag_param(const KernelCall& call, const std::string& key, bool fallback) {
-  const std::int64_t v = call.int_param(key, fallback ? 1 : 0);
-  if (v != 0 && v != 1)
-    throw KernelInputError("kernel " + call.kernel + ": attribute '" + key + "' = " + std::to_string(v) +
-                           ", expected 0 or 1");
-  return v == 1;
-}
-
 std::string_view element_dtype(const Recipe& r) { return dtype_name(element_format(r)); }
 
 // Stored scale words as the emulator writes them (golden/src/scale_io.cpp stored_scale_tensor):
@@ -257,14 +248,6 @@ Tensors quantize_blocks(const KernelCall& call) {
 }
 
 // ---- formats --------------------------------------------------------------------------------------
-
-const Format& format_param(const KernelCall& call) {
-  const std::optional<std::string> s = call.string_param("format");
-  if (!s) throw KernelInputError("kernel " + call.kernel + ": missing string attribute 'format'");
-  const std::optional<FormatId> id = parse_format(*s);
-  if (!id) throw KernelInputError("kernel " + call.kernel + ": unknown format '" + *s + "'");
-  return format_of(*id);
-}
 
 template <class Code>
 Tensor download_codes(const Format& f, const Shape& shape, const DeviceBuffer<Code>& codes) {

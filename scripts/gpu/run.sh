@@ -99,7 +99,7 @@ if [[ $built == yes ]]; then
   [[ -z $sanitizer && -x /usr/local/cuda/compute-sanitizer/compute-sanitizer ]] &&
     sanitizer=/usr/local/cuda/compute-sanitizer/compute-sanitizer
   if [[ -n $sanitizer ]] && (want memcheck || want racecheck); then
-    want memcheck && run_step memcheck-kernels 150 "$logs/memcheck.log" env OCTET_GPU_TEST_REDUCED=1 \
+    want memcheck && run_step memcheck-kernels 300 "$logs/memcheck.log" env OCTET_GPU_TEST_REDUCED=1 \
       "$sanitizer" --tool memcheck --error-exitcode 99 --print-limit 20 "$kernel_tests_bin"
     want racecheck && run_step racecheck-kernels 150 "$logs/racecheck.log" env OCTET_GPU_TEST_REDUCED=1 \
       "$sanitizer" --tool racecheck --error-exitcode 99 --print-limit 20 "$kernel_tests_bin" \

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "../scale_io.hpp"
-#include "adapter_io.hpp"
+#include "octet/golden/adapter_io.hpp"
 #include "octet/format.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/kernels/a2a_emulation.hpp"

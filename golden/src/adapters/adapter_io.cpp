@@ -3,7 +3,7 @@
 //
 // adapters/adapter_io.cpp — the kernel parameters shared by several adapter families
 // (adapter_io.hpp).
-#include "adapter_io.hpp"
+#include "octet/golden/adapter_io.hpp"
 
 #include <limits>
 
@@ -39,6 +39,28 @@ CombineSpec combine_spec(const KernelCall& call) {
   if (fma != 0 && fma != 1) throw KernelInputError("kernel " + call.kernel + ": fma must be 0 or 1, got " + std::to_string(fma));
   spec.fused_multiply_add = fma == 1;
   return spec;
+}
+
+const Format& format_param(const KernelCall& call) {
+  const std::optional<std::string> s = call.string_param("format");
+  if (!s) throw KernelInputError("kernel " + call.kernel + ": missing string attribute 'format'");
+  const std::optional<FormatId> id = parse_format(*s);
+  if (!id) throw KernelInputError("kernel " + call.kernel + ": unknown format '" + *s + "'");
+  return format_of(*id);
+}
+
+const Recipe& fp8_recipe(const KernelCall& call, std::string_view fallback) {
+  const Recipe& r = call_recipe(call, fallback);
+  const FormatId e = element_format(r);
+  const ScaleStorage s = storage(r);
+  const bool fp8_elements = e == FormatId::e4m3fn || e == FormatId::e4m3fnuz || e == FormatId::e5m2;
+  const bool fp32_scales = s == ScaleStorage::EncodeFp32 || s == ScaleStorage::DecodeFp32;
+  if (!fp8_elements || !fp32_scales)
+    throw KernelInputError("kernel " + call.kernel + ": recipe '" + std::string(name(r)) + "' has " +
+                           std::string(dtype_name(e)) + " elements and " + std::string(name(s)) +
+                           " scales; this kernel takes an fp8 recipe with float32 scales (torchao_fp8_rowwise*, "
+                           "torchao_blockwise*, te_current*, te_blockwise*, deepgemm*, deepep*)");
+  return r;
 }
 
 }  // namespace octet::golden

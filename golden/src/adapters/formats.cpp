@@ -10,19 +10,12 @@
 
 #include "octet/cast.hpp"
 #include "octet/format.hpp"
+#include "octet/golden/adapter_io.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/profile.hpp"
 
 namespace octet::golden {
 namespace {
-
-const Format& format_param(const KernelCall& call) {
-  const std::optional<std::string> s = call.string_param("format");
-  if (!s) throw KernelInputError("kernel " + call.kernel + ": missing string attribute 'format'");
-  const std::optional<FormatId> id = parse_format(*s);
-  if (!id) throw KernelInputError("kernel " + call.kernel + ": unknown format '" + *s + "'");
-  return format_of(*id);
-}
 
 // x: float32 | bfloat16 | float16, any shape -> codes of `format`, same shape. Attributes:
 // format, profile (default ocp; its spec for the format and the source), random_bits (the word

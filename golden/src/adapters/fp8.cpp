@@ -29,6 +29,7 @@
 
 #include "../scale_io.hpp"
 #include "octet/format.hpp"
+#include "octet/golden/adapter_io.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/kernels/fp8_blockwise.hpp"
 #include "octet/kernels/fp8_per_group.hpp"
@@ -42,22 +43,6 @@ constexpr std::string_view kBlockwiseRecipe = "torchao_blockwise";
 constexpr std::string_view kDeepGemmRecipe = "deepgemm";
 
 // ---- recipe and output naming -------------------------------------------------------------------
-
-// The call's recipe, which must quantise to an 8-bit float with fp32 scales (MX and NVFP4 recipes
-// store e8m0 / e4m3 block scales and belong to the mx kernels).
-const Recipe& fp8_recipe(const KernelCall& call, std::string_view fallback) {
-  const Recipe& r = call_recipe(call, fallback);
-  const FormatId e = element_format(r);
-  const ScaleStorage s = storage(r);
-  const bool fp8_elements = e == FormatId::e4m3fn || e == FormatId::e4m3fnuz || e == FormatId::e5m2;
-  const bool fp32_scales = s == ScaleStorage::EncodeFp32 || s == ScaleStorage::DecodeFp32;
-  if (!fp8_elements || !fp32_scales)
-    throw KernelInputError("kernel " + call.kernel + ": recipe '" + std::string(name(r)) + "' has " +
-                           std::string(dtype_name(e)) + " elements and " + std::string(name(s)) +
-                           " scales; this kernel takes an fp8 recipe with float32 scales (torchao_fp8_rowwise*, "
-                           "torchao_blockwise*, te_current*, te_blockwise*, deepgemm*, deepep*)");
-  return r;
-}
 
 // ---- outputs ------------------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "../scale_io.hpp"
-#include "adapter_io.hpp"
+#include "octet/golden/adapter_io.hpp"
 #include "octet/format.hpp"
 #include "octet/gemm.hpp"
 #include "octet/golden/runner.hpp"

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "adapter_io.hpp"
+#include "octet/golden/adapter_io.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/kernels/layout_pad_permute.hpp"
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "adapter_io.hpp"
+#include "octet/golden/adapter_io.hpp"
 #include "octet/format.hpp"
 #include "octet/golden/runner.hpp"
 #include "octet/kernels/mx_quantize.hpp"
