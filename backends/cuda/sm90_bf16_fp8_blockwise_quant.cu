@@ -15,9 +15,9 @@
 //           per_channel_cast_to_fp8, per_block_cast_to_fp8 (recipe deepgemm).
 // Equals:   the emulator function of the same name (emulator/src/kernels/fp8_blockwise.cpp; the
 //           token-group kernels as specified in fp8_blockwise.hpp), bytes of codes and scales.
-// Kernels:  act lhs, per_token: row_segments_kernel, 16 lanes per 128-element block (a warp reads
-//           two blocks, 512 contiguous bytes of bf16, per instruction; four blocks per lane group
-//           in flight), codes row-major, scales column-major (lhs) or row-major (per_token).
+// Kernels:  act lhs, per_token: row_segments_kernel, 4 lanes per 128-element block holding four
+//           16-byte chunks each (H200, 16640x5120: 101 us; 16 lanes x 1 chunk x 4 blocks 208 us),
+//           codes row-major, scales column-major (lhs) or row-major (per_token).
 //           act rhs, act transposed lhs (the same bytes): column_tiles_kernel, 128-row ranges (the
 //           last may be partial) x 128 columns.
 //           token-group rhs / transposed lhs / DeepGEMM k-grouped: a one-CTA kernel lists the
@@ -408,14 +408,14 @@ void fp8_blockwise_act_quant_lhs(SourceType src, const void* x, std::int64_t M, 
                                  std::uint8_t* q, std::uint32_t* scales, cudaStream_t stream) {
   require_shape(M, K, "x_m_k");
   require_multiple(K, "x_m_k: K", "torchao triton_fp8_blockwise_act_quant_lhs asserts x.size(-1) % 128 == 0");
-  quant::launch_row_segments<16, 4, 4>(src, x, q, scales, false, r, LhsMap{M, K / kBlock}, M * (K / kBlock), stream);
+  quant::launch_row_segments<4, 16>(src, x, q, scales, false, r, LhsMap{M, K / kBlock}, M * (K / kBlock), stream);
 }
 
 void deepgemm_per_token_cast_to_fp8(SourceType src, const void* x, std::int64_t M, std::int64_t N, const Recipe& r,
                                     std::uint8_t* q, std::uint32_t* scales, cudaStream_t stream) {
   require_shape(M, N, "x_m_n");
   const std::int64_t Nb = (N + kBlock - 1) / kBlock;
-  quant::launch_row_segments<16, 4, 4>(src, x, q, scales, false, r, TokenMap{N, Nb}, M * Nb, stream);
+  quant::launch_row_segments<4, 16>(src, x, q, scales, false, r, TokenMap{N, Nb}, M * Nb, stream);
 }
 
 void fp8_blockwise_act_quant_rhs(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r,

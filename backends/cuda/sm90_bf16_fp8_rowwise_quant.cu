@@ -7,10 +7,10 @@
 //           any recipe runs, through scale_core.hpp).
 // Equals:   octet::fp8_rowwise_2d_scale_and_cast (emulator/src/kernels/fp8_rowwise.cpp), bytes of
 //           codes and scales.
-// Kernel:   row_segments_kernel (sm90_quant_common.cuh): a 256-thread CTA per long row (over 4096
-//           elements), else 64 lanes per row; each lane keeps up to four 16-byte chunks in registers
-//           (a whole row of up to 8192 bf16 elements is read from HBM once; longer rows re-read the
-//           rest from L2), grid-stride over rows.
+// Kernel:   row_segments_kernel (sm90_quant_common.cuh): 16, 64 or 128 lanes per row by its
+//           length, each keeping up to ten 16-byte chunks in registers (a whole row of up to 10240
+//           bf16 elements is read from HBM once; longer rows re-read the rest from L2), grid-stride
+//           over rows.
 //           The 3D weight kernels (::triton_fp8_colwise_3d_scale_and_cast and
 //           ::triton_fp8_rowwise_3d_transpose_rhs; octet::fp8_colwise_3d_scale_and_cast,
 //           fp8_rowwise_3d_transpose_rhs) are the same kernel: each scale block is a contiguous run
@@ -29,14 +29,19 @@ struct RowMap {
   __device__ quant::Segment operator()(std::int64_t m) const { return {m * K, K, m, false}; }
 };
 
-// `count` rows of `len` elements: a CTA per row when rows have more than 512 chunks of 8, else 64
-// lanes per row (four rows per CTA); each lane keeps up to four 16-byte chunks in registers.
+// `count` rows of `len` elements, each lane holding up to ten 16-byte chunks (40 words) in
+// registers: the fixed cost of an iteration (the map, the reduction, the scale) is paid per lane,
+// so few lanes with many chunks each beat many lanes with few (H200, 16640x5120: 64 lanes x 10
+// chunks 90 us, 128 x 6 106 us, 256 x 4 128 us, 128 x 10 122 us).
 void launch_rows(SourceType src, const void* x, std::int64_t len, std::int64_t count, const Recipe& r, std::uint8_t* q,
                  std::uint32_t* scales, cudaStream_t stream) {
-  if (len / quant::kChunk > 512)
-    quant::launch_row_segments<256, 16>(src, x, q, scales, false, r, RowMap{len}, count, stream);
+  const std::int64_t chunks = (len + quant::kChunk - 1) / quant::kChunk;  // rows start on the 8-element grid
+  if (chunks > 640)
+    quant::launch_row_segments<128, 40>(src, x, q, scales, false, r, RowMap{len}, count, stream);
+  else if (chunks > 192)
+    quant::launch_row_segments<64, 40>(src, x, q, scales, false, r, RowMap{len}, count, stream);
   else
-    quant::launch_row_segments<64, 16>(src, x, q, scales, false, r, RowMap{len}, count, stream);
+    quant::launch_row_segments<16, 40>(src, x, q, scales, false, r, RowMap{len}, count, stream);
 }
 
 }  // namespace

@@ -15,8 +15,9 @@
 //           bytes of codes, e8m0 scales, blocked scales (padding included) and dequantised values.
 // Also:     mx_quantize_3d (torchao moe_training mxfp8_quantize_cuda_3d; octet::mx_quantize_3d):
 //           x (E, N, K) -> codes (E, N, K) strides (N*K, 1, N), 32x1 or 32x32 blocks along N.
-// Kernels:  dim0: row_segments_kernel, one lane per 32-element block holding its four 16-byte
-//           chunks (no shuffles; a warp covers 32 consecutive blocks, 2 KB of bf16).
+// Kernels:  dim0: row_segments_kernel, two lanes per 32-element block holding two 16-byte chunks
+//           each, two blocks per lane pair in flight (H200, 16640x5120: 152 us; one lane x 4 chunks
+//           164 us, four lanes x 1 chunk x 4 blocks 278 us).
 //           dim1: column_tiles_kernel, 32-row ranges x 256 columns per CTA item (8 thread rows of
 //           4 consecutive rows x 32 column chunks), each element read once, codes transposed in
 //           registers and shared memory into 16-code column runs.
@@ -107,7 +108,7 @@ void check_3d(const Recipe& r, std::int64_t E, std::int64_t N, std::int64_t K, b
 
 void launch_dim0(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
                  std::uint8_t* scales, cudaStream_t stream) {
-  quant::launch_row_segments<1, 16>(src, x, q, scales, true, r, Dim0Map{}, M * (K / kMxBlock), stream);
+  quant::launch_row_segments<2, 8, 2>(src, x, q, scales, true, r, Dim0Map{}, M * (K / kMxBlock), stream);
 }
 // Scale (k, b) at k*k_stride + b*b_stride.
 void launch_dim1(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
