@@ -32,6 +32,7 @@ namespace octet::cuda::adapter_util {
 using golden::flag_param;
 using golden::format_param;
 using golden::fp8_recipe;
+using golden::to_expert_col_major;
 using golden::KernelCall;
 using golden::KernelInputError;
 using golden::Tensor;
@@ -125,16 +126,6 @@ inline Tensor e8m0_tensor(std::string_view dtype, const DeviceBuffer<std::uint8_
 }
 
 inline void synchronize() { OCTET_CUDA_CHECK(cudaDeviceSynchronize()); }
-
-// (E, K, N) in logical order -> per-expert column-major storage, strides (K*N, 1, K).
-template <class T>
-std::vector<T> to_expert_col_major(const std::vector<T>& v, std::int64_t E, std::int64_t K, std::int64_t N) {
-  std::vector<T> out(v.size());
-  for (std::int64_t e = 0; e < E; ++e)
-    for (std::int64_t k = 0; k < K; ++k)
-      for (std::int64_t n = 0; n < N; ++n) out[std::size_t(e * K * N + n * K + k)] = v[std::size_t((e * K + k) * N + n)];
-  return out;
-}
 
 // The weights `w` (E, K, N), uploaded per-expert column-major or row-major.
 inline DeviceInput upload_experts(const golden::FloatInput& w, bool expert_col_major) {

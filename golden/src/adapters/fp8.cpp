@@ -147,16 +147,6 @@ Tensors run_grouped_matrix(const KernelCall& call, std::string_view default_reci
   return out;
 }
 
-// (E, K, N) in logical order -> per-expert column-major storage, strides (K*N, 1, K).
-template <class T>
-std::vector<T> to_expert_col_major(const std::vector<T>& v, std::int64_t E, std::int64_t K, std::int64_t N) {
-  std::vector<T> out(v.size());
-  for (std::int64_t e = 0; e < E; ++e)
-    for (std::int64_t k = 0; k < K; ++k)
-      for (std::int64_t n = 0; n < N; ++n) out[std::size_t(e * K * N + n * K + k)] = v[std::size_t((e * K + k) * N + n)];
-  return out;
-}
-
 // Calls kernel(view, r) with the 3D input `w` (E, K, N), per-expert column-major when the kernel
 // requires it (the peers assert it), row-major otherwise.
 template <class Kernel>

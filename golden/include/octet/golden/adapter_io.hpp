@@ -35,6 +35,16 @@ const Format& format_param(const KernelCall& call);
 // float32 scales; any other is a KernelInputError naming the recipes that fit.
 const Recipe& fp8_recipe(const KernelCall& call, std::string_view fallback);
 
+// 3D weights (E, K, N) in logical order -> per-expert column-major storage, strides (K*N, 1, K).
+template <class T>
+std::vector<T> to_expert_col_major(const std::vector<T>& v, std::int64_t E, std::int64_t K, std::int64_t N) {
+  std::vector<T> out(v.size());
+  for (std::int64_t e = 0; e < E; ++e)
+    for (std::int64_t k = 0; k < K; ++k)
+      for (std::int64_t n = 0; n < N; ++n) out[std::size_t(e * K * N + n * K + k)] = v[std::size_t((e * K + k) * N + n)];
+  return out;
+}
+
 // Parameters `combine_order` ("slot_ascending" (default) | "row_descending") and `fma` (0 (default)
 // | 1) of the combine kernels.
 CombineSpec combine_spec(const KernelCall& call);
