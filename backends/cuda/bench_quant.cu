@@ -19,6 +19,7 @@
 //   kernel <name> | <shape> | groups <G> | <us> us | <GB/s> GB/s | <pct>% copy
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -42,6 +43,20 @@ using octet::SourceType;
 using octet::cuda::DeviceBuffer;
 using i64 = std::int64_t;
 using Shape3 = std::vector<i64>;  // a tensor shape
+
+// OCTET_BENCH_FILTER: validate and time only the kernels whose name contains one of its
+// comma-separated parts (tuning sweeps).
+bool selected(const std::string& kernel) {
+  static const char* filter = std::getenv("OCTET_BENCH_FILTER");
+  if (filter == nullptr) return true;
+  const std::string f = filter;
+  for (std::size_t b = 0; b <= f.size();) {
+    const std::size_t e = std::min(f.find(',', b), f.size());
+    if (e > b && kernel.find(f.substr(b, e - b)) != std::string::npos) return true;
+    b = e + 1;
+  }
+  return false;
+}
 
 // G inclusive group ends over `extent` (sizes multiples of 16; empty groups possible).
 std::vector<i64> group_ends(i64 extent, i64 G, std::uint64_t seed) {
@@ -74,6 +89,7 @@ bool validate_call(const golden::KernelCall& call, const std::string& what) {
 
 // A 2D input x (rows, cols), with G groups over `grouped_extent` when G > 0.
 bool validate(const std::string& kernel, i64 rows, i64 cols, i64 G, i64 grouped_extent) {
+  if (!selected(kernel)) return true;
   golden::KernelCall call;
   call.kernel = kernel;
   call.inputs.emplace("x", golden::generate_tensor({golden::Distribution::specials, 7}, {rows, cols}, "bfloat16"));
@@ -205,6 +221,7 @@ Input make_input(i64 rows, i64 cols, std::uint64_t seed) {
 
 void row(const std::string& kernel, const std::string& shape, i64 groups, double bytes, double copy,
          const std::function<void()>& launch) {
+  if (!selected(kernel)) return;
   bench::Row r;
   r.kernel = kernel;
   r.shape = shape;

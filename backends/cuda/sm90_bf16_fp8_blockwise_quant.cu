@@ -15,9 +15,11 @@
 //           per_channel_cast_to_fp8, per_block_cast_to_fp8 (recipe deepgemm).
 // Equals:   the emulator function of the same name (emulator/src/kernels/fp8_blockwise.cpp; the
 //           token-group kernels as specified in fp8_blockwise.hpp), bytes of codes and scales.
-// Kernels:  act lhs, per_token: row_segments_kernel, 4 lanes per 128-element block holding four
-//           16-byte chunks each (H200, 16640x5120: 101 us; 16 lanes x 1 chunk x 4 blocks 208 us),
-//           codes row-major, scales column-major (lhs) or row-major (per_token).
+// Kernels:  act lhs, per_token: row_stream_kernel (sm90_quant_row_stream.cuh) over 128-column
+//           blocks, fixed-recipe scale code for torchao_blockwise / deepgemm (sm90_fixed_core.hpp);
+//           where it does not apply (unaligned pointers, a row length not a multiple of 8),
+//           row_segments_kernel with 4 lanes per block holding four 16-byte chunks each. Codes
+//           row-major, scales column-major (lhs) or row-major (per_token).
 //           act rhs, act transposed lhs (the same bytes): column_tiles_kernel, 128-row ranges (the
 //           last may be partial) x 128 columns.
 //           token-group rhs / transposed lhs / DeepGEMM k-grouped: a one-CTA kernel lists the
@@ -34,7 +36,7 @@
 //           pad scales: a grid-stride copy.
 // Bytes:    M*K*sizeof(in) read, M*K codes + 4 bytes per block written.
 #include "quant.hpp"
-#include "sm90_quant_common.cuh"
+#include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
 namespace {
@@ -52,13 +54,9 @@ void require_shape(std::int64_t rows, std::int64_t cols, const std::string& what
 }
 
 // act lhs: block (m, kb) = x[m, 128kb .. 128kb+128), scale at kb*M + m.
-struct LhsMap {
-  static constexpr bool kEqualLengths = true;
-  std::int64_t M, Kb;
-  __device__ quant::Segment operator()(std::int64_t id) const {
-    const std::int64_t m = id / Kb, kb = id % Kb;
-    return {id * kBlock, kBlock, kb * M + m, false};
-  }
+struct LhsScale {
+  std::int64_t M;
+  __device__ std::int64_t operator()(std::int64_t m, int kb) const { return kb * M + m; }
 };
 
 // act rhs: range b = rows [128b, min(128b + 128, M)); scale (b, k) at b*K + k.
@@ -74,13 +72,9 @@ struct RhsMap {
 
 // DeepGEMM per_token: block (m, nb) = x[m, 128nb .. min(128nb + 128, N)) (the last one partial:
 // DeepGEMM pads with zeros, which cannot change an amax), scale at m*Nb + nb (row-major).
-struct TokenMap {
-  static constexpr bool kEqualLengths = true;  // but the last block of a row when N % 128 != 0
-  std::int64_t N, Nb;
-  __device__ quant::Segment operator()(std::int64_t id) const {
-    const std::int64_t m = id / Nb, c0 = (id % Nb) * kBlock;
-    return {m * N + c0, N - c0 < kBlock ? N - c0 : kBlock, id, false};
-  }
+struct TokenScale {
+  std::int64_t Nb;
+  __device__ std::int64_t operator()(std::int64_t m, int nb) const { return m * Nb + nb; }
 };
 
 // weight rhs, E stacked (M, N) matrices as (E*M, N) rows: range i = tile row mb = i % Mb of
@@ -408,14 +402,16 @@ void fp8_blockwise_act_quant_lhs(SourceType src, const void* x, std::int64_t M, 
                                  std::uint8_t* q, std::uint32_t* scales, cudaStream_t stream) {
   require_shape(M, K, "x_m_k");
   require_multiple(K, "x_m_k: K", "torchao triton_fp8_blockwise_act_quant_lhs asserts x.size(-1) % 128 == 0");
-  quant::launch_row_segments<4, 16>(src, x, q, scales, false, r, LhsMap{M, K / kBlock}, M * (K / kBlock), stream);
+  quant::launch_row_blocks<4, 16, 1, TorchaoBlockwiseCore>(src, x, q, scales, false, r,
+                                                           quant::BlockColumns<LhsScale>{M, K, kBlock, LhsScale{M}}, stream);
 }
 
 void deepgemm_per_token_cast_to_fp8(SourceType src, const void* x, std::int64_t M, std::int64_t N, const Recipe& r,
                                     std::uint8_t* q, std::uint32_t* scales, cudaStream_t stream) {
   require_shape(M, N, "x_m_n");
   const std::int64_t Nb = (N + kBlock - 1) / kBlock;
-  quant::launch_row_segments<4, 16>(src, x, q, scales, false, r, TokenMap{N, Nb}, M * Nb, stream);
+  quant::launch_row_blocks<4, 16, 1, DeepGemmCore>(src, x, q, scales, false, r,
+                                                   quant::BlockColumns<TokenScale>{M, N, kBlock, TokenScale{Nb}}, stream);
 }
 
 void fp8_blockwise_act_quant_rhs(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r,

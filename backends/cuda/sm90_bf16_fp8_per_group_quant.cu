@@ -9,10 +9,10 @@
 // Equals:   octet::fp8_per_group_rowwise_scales / fp8_per_group_colwise_scales
 //           (emulator/src/kernels/fp8_per_group.cpp), bytes of codes and scales, 0x00 for the
 //           elements past offs[-1], the scale of an empty group written.
-// Kernels:  rowwise: row_segments_kernel, segments (row m, group g) plus one zero-fill segment per
-//           row for the columns past offs[-1]; 2, 4, 16 or 64 lanes per segment by the average group
-//           width, each lane with four (64 lanes: ten) 16-byte chunks in registers (chunks on the
-//           absolute 8-element grid, so groups at any column offset take 16-byte loads).
+// Kernels:  rowwise: row_stream_kernel (sm90_quant_row_stream.cuh) over GroupColumns: rows streamed
+//           into shared memory, one scale block per (row m, group g) plus one zero-fill range per
+//           row for the columns past offs[-1]; row_segments_kernel over the same blocks where the
+//           stream kernel does not apply (unaligned pointers, K % 8 != 0).
 //           colwise: column_tiles_kernel, one item per (group, 64-column tile), 8 column chunks x
 //           32 thread rows of 4 consecutive rows per CTA; up to 256 rows (bf16) of a group are read
 //           once, larger groups twice (the second read mostly from L2). Codes transposed in
@@ -22,7 +22,7 @@
 //           then a cast pass, each over (G+1)*S*tiles items; the input is read twice.
 // Bytes:    K_total*N*sizeof(in) read, the same count of codes + 4*G*(rows or cols) written.
 #include "quant.hpp"
-#include "sm90_quant_common.cuh"
+#include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
 namespace {
@@ -33,30 +33,6 @@ constexpr std::int64_t kSplitRows = 2048;
 __device__ __forceinline__ std::int64_t group_begin(const std::int64_t* offs, std::int64_t g) {
   return g == 0 ? 0 : offs[g - 1];
 }
-
-// Rowwise: G + 1 segments per row, the last one the zero-filled columns [offs[G-1], K) (usually
-// empty). Ids m*(G+1) + g, or with tails_last ids m*G + g for the groups and M*G + m for the
-// tails: for wide groups (a few lane groups per CTA) an empty tail between two rows costs a whole
-// iteration, for narrow ones (many segments per warp) the interleaved order measured faster
-// (H200, 16640x5120: one group, 64 lanes, tails last 125 us (256 lanes interleaved: 279 us); 64
-// random groups, 4 lanes: interleaved 282 us, tails last 416 us).
-struct GroupRowMap {
-  std::int64_t M, K, G;
-  const std::int64_t* offs;
-  bool tails_last;
-  __device__ quant::Segment operator()(std::int64_t id) const {
-    std::int64_t m, g;
-    if (tails_last) {
-      m = id < M * G ? id / G : id - M * G;
-      g = id < M * G ? id % G : G;
-    } else {
-      m = id / (G + 1);
-      g = id % (G + 1);
-    }
-    const std::int64_t begin = group_begin(offs, g), end = g < G ? offs[g] : K;
-    return {m * K + begin, end - begin, g * M + m, g == G};
-  }
-};
 
 // Colwise: G + 1 row ranges, the last one the zero-filled rows [offs[G-1], K).
 struct GroupColMap {
@@ -99,21 +75,22 @@ void fp8_per_group_rowwise_scales(SourceType src, const void* x, std::int64_t M,
                                   std::uint32_t* scales, cudaStream_t stream) {
   require(M >= 0 && K >= 0, "x_m_k: negative shape (" + std::to_string(M) + ", " + std::to_string(K) + ")");
   require_groups(G, offs);
-  // Lanes per segment by the average group width (chunks of 8 elements, one more for a group
-  // that does not start on the 8-element grid). Wide groups: 64 lanes holding up to ten chunks
-  // each, as the rowwise kernel; narrow groups of random widths: 16, 4 or 2 lanes of four chunks (in
-  // a warp the lane groups wait for the widest segment, so fewer lanes per segment lose there).
+  // row_stream_kernel over GroupColumns (G + 1 column ranges per row, the last one the zero-filled
+  // columns [offs[G-1], K)); where it does not apply, row_segments_kernel with lanes per segment
+  // by the average group width (chunks of 8 elements, one more for a group that does not start on
+  // the 8-element grid): wide groups 64 lanes holding up to ten chunks each, as the rowwise kernel;
+  // narrow groups of random widths 16, 4 or 2 lanes of four chunks (in a warp the lane groups wait
+  // for the widest segment, so fewer lanes per segment lose there).
   const std::int64_t chunks = G > 0 ? K / G / quant::kChunk + 1 : 1;
-  const GroupRowMap map{M, K, G, offs, chunks > 192};
-  const std::int64_t count = M * (G + 1);
+  const quant::GroupColumns map{M, K, G, offs};
   if (chunks > 192)
-    quant::launch_row_segments<64, 40>(src, x, q, scales, false, r, map, count, stream);
+    quant::launch_row_blocks<64, 40, 1, TorchaoRowwisePow2Core>(src, x, q, scales, false, r, map, stream);
   else if (chunks > 16)
-    quant::launch_row_segments<16, 16>(src, x, q, scales, false, r, map, count, stream);
+    quant::launch_row_blocks<16, 16, 1, TorchaoRowwisePow2Core>(src, x, q, scales, false, r, map, stream);
   else if (chunks > 8)
-    quant::launch_row_segments<4, 16>(src, x, q, scales, false, r, map, count, stream);
+    quant::launch_row_blocks<4, 16, 1, TorchaoRowwisePow2Core>(src, x, q, scales, false, r, map, stream);
   else
-    quant::launch_row_segments<2, 16>(src, x, q, scales, false, r, map, count, stream);
+    quant::launch_row_blocks<2, 16, 1, TorchaoRowwisePow2Core>(src, x, q, scales, false, r, map, stream);
 }
 
 void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K, std::int64_t N,

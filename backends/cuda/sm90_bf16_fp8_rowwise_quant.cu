@@ -7,41 +7,42 @@
 //           any recipe runs, through scale_core.hpp).
 // Equals:   octet::fp8_rowwise_2d_scale_and_cast (emulator/src/kernels/fp8_rowwise.cpp), bytes of
 //           codes and scales.
-// Kernel:   row_segments_kernel (sm90_quant_common.cuh): 16, 64 or 128 lanes per row by its
-//           length, each keeping up to ten 16-byte chunks in registers (a whole row of up to 10240
-//           bf16 elements is read from HBM once; longer rows re-read the rest from L2), grid-stride
-//           over rows.
+// Kernel:   row_stream_kernel (sm90_quant_row_stream.cuh): runs of whole rows copied into shared
+//           memory by the bulk copy engine, one scale block per row, fixed-recipe scale code for
+//           torchao_fp8_rowwise_pow2 (sm90_fixed_core.hpp). Where it does not apply (unaligned
+//           pointers, K % 8 != 0, rows over 48 KB): row_segments_kernel (sm90_quant_common.cuh), 16,
+//           64 or 128 lanes per row, each keeping up to ten 16-byte chunks in registers.
 //           The 3D weight kernels (::triton_fp8_colwise_3d_scale_and_cast and
 //           ::triton_fp8_rowwise_3d_transpose_rhs; octet::fp8_colwise_3d_scale_and_cast,
 //           fp8_rowwise_3d_transpose_rhs) are the same kernel: each scale block is a contiguous run
 //           of the input whose codes keep its offsets (see below).
 // Bytes:    M*K*sizeof(in) read, M*K codes + 4*M scale bytes written.
 #include "quant.hpp"
-#include "sm90_quant_common.cuh"
+#include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
 namespace {
 
-// Segment m = row m.
-struct RowMap {
-  static constexpr bool kEqualLengths = true;
-  std::int64_t K;
-  __device__ quant::Segment operator()(std::int64_t m) const { return {m * K, K, m, false}; }
+// The scale of row m at m.
+struct RowScale {
+  __device__ std::int64_t operator()(std::int64_t m, int) const { return m; }
 };
 
-// `count` rows of `len` elements, each lane holding up to ten 16-byte chunks (40 words) in
+// `count` rows of `len` elements, one scale block each: row_stream_kernel where it applies.
+// Otherwise each lane of row_segments_kernel holds up to ten 16-byte chunks (40 words) in
 // registers: the fixed cost of an iteration (the map, the reduction, the scale) is paid per lane,
 // so few lanes with many chunks each beat many lanes with few (H200, 16640x5120: 64 lanes x 10
 // chunks 90 us, 128 x 6 106 us, 256 x 4 128 us, 128 x 10 122 us).
 void launch_rows(SourceType src, const void* x, std::int64_t len, std::int64_t count, const Recipe& r, std::uint8_t* q,
                  std::uint32_t* scales, cudaStream_t stream) {
+  const quant::BlockColumns<RowScale> map{count, len, len > 0 ? len : 1, RowScale{}, 1};
   const std::int64_t chunks = (len + quant::kChunk - 1) / quant::kChunk;  // rows start on the 8-element grid
   if (chunks > 640)
-    quant::launch_row_segments<128, 40>(src, x, q, scales, false, r, RowMap{len}, count, stream);
+    quant::launch_row_blocks<128, 40, 1, TorchaoRowwisePow2Core>(src, x, q, scales, false, r, map, stream);
   else if (chunks > 192)
-    quant::launch_row_segments<64, 40>(src, x, q, scales, false, r, RowMap{len}, count, stream);
+    quant::launch_row_blocks<64, 40, 1, TorchaoRowwisePow2Core>(src, x, q, scales, false, r, map, stream);
   else
-    quant::launch_row_segments<16, 40>(src, x, q, scales, false, r, RowMap{len}, count, stream);
+    quant::launch_row_blocks<16, 40, 1, TorchaoRowwisePow2Core>(src, x, q, scales, false, r, map, stream);
 }
 
 }  // namespace

@@ -15,9 +15,9 @@
 //           bytes of codes, e8m0 scales, blocked scales (padding included) and dequantised values.
 // Also:     mx_quantize_3d (torchao moe_training mxfp8_quantize_cuda_3d; octet::mx_quantize_3d):
 //           x (E, N, K) -> codes (E, N, K) strides (N*K, 1, N), 32x1 or 32x32 blocks along N.
-// Kernels:  dim0: row_segments_kernel, two lanes per 32-element block holding two 16-byte chunks
-//           each, two blocks per lane pair in flight (H200, 16640x5120: 152 us; one lane x 4 chunks
-//           164 us, four lanes x 1 chunk x 4 blocks 278 us).
+// Kernels:  dim0: row_stream_kernel (sm90_quant_row_stream.cuh) over 32-column blocks, fixed-recipe
+//           scale code for torchao_mx_rceil / te_mxfp8 (sm90_fixed_core.hpp); where it does not
+//           apply, row_segments_kernel with two lanes per block holding two 16-byte chunks each.
 //           dim1: column_tiles_kernel, 32-row ranges x 256 columns per CTA item (8 thread rows of
 //           4 consecutive rows x 32 column chunks), each element read once, codes transposed in
 //           registers and shared memory into 16-code column runs.
@@ -35,7 +35,7 @@
 #include "quant.hpp"
 #include "sm90_e8m0_scale_swizzle.hpp"
 #include "sm90_layout_device.hpp"
-#include "sm90_quant_common.cuh"
+#include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
 namespace {
@@ -58,9 +58,10 @@ void require_block_multiple(std::int64_t extent, const char* kernel, const char*
                                       " is not a multiple of the MX block size " + std::to_string(kMxBlock));
 }
 
-// dim0: block i = x[32i, 32i + 32) of the flat row-major input; scale i.
-struct Dim0Map {
-  __device__ quant::Segment operator()(std::int64_t i) const { return {i * kMxBlock, kMxBlock, i, false}; }
+// dim0: block (m, kb) = x[m, 32kb .. 32kb + 32); scale at m*K/32 + kb (the flat block index).
+struct Dim0Scale {
+  std::int64_t Kb;
+  __device__ std::int64_t operator()(std::int64_t m, int kb) const { return m * Kb + kb; }
 };
 
 // dim1: range b = rows [32b, 32b + 32); scale (k, b) at k*k_stride + b*b_stride: (M/32, 1) for
@@ -108,7 +109,8 @@ void check_3d(const Recipe& r, std::int64_t E, std::int64_t N, std::int64_t K, b
 
 void launch_dim0(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
                  std::uint8_t* scales, cudaStream_t stream) {
-  quant::launch_row_segments<2, 8, 2>(src, x, q, scales, true, r, Dim0Map{}, M * (K / kMxBlock), stream);
+  quant::launch_row_blocks<2, 8, 2, TorchaoMxRceilCore, TeMxfp8Core>(src, x, q, scales, true, r,
+                                                                     quant::BlockColumns<Dim0Scale>{M, K, kMxBlock, Dim0Scale{K / kMxBlock}}, stream);
 }
 // Scale (k, b) at k*k_stride + b*b_stride.
 void launch_dim1(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,

@@ -44,6 +44,7 @@
 #include "octet/scale.hpp"
 #include "octet/scale_core.hpp"
 #include "octet/tensor.hpp"
+#include "sm90_fixed_core.hpp"
 
 namespace octet::cuda::quant {
 
@@ -71,6 +72,10 @@ struct CastBounds {
   float lo = -INFINITY;
   float hi = INFINITY;
   float limit = 0.0f;
+  // Whether the fast path must clamp: false when [lo, hi] holds the format's finite range (then
+  // a value the clamp would move lies beyond the largest finite value, where the satfinite cvt
+  // gives that value's code too, and a fast block holds no NaN).
+  bool clamp_fast = true;
 };
 
 // Eight input elements as fp32 bit patterns.
@@ -194,8 +199,10 @@ __device__ __forceinline__ std::uint32_t chunk_key(std::uint32_t acc, const RawC
   return acc;
 }
 
-// The block's amax from its key, through the recipe's own amax_init / amax_update.
-__device__ __forceinline__ float amax_from_key(const RecipeCore& r, std::uint32_t key) {
+// The block's amax from its key, through the recipe's own amax_init / amax_update. R: RecipeCore
+// or a FixedCore (sm90_fixed_core.hpp), here and below.
+template <class R>
+__device__ __forceinline__ float amax_from_key(const R& r, std::uint32_t key) {
   const float init = core::amax_init(r);
   if (key > kInfBits) return core::amax_update(r, init, __uint_as_float(core::kCanonicalNan));
   return core::amax_update(r, init, __uint_as_float(key));
@@ -249,8 +256,8 @@ struct BlockCast {
   bool fast = false;
 };
 
-template <CastPath P>
-__device__ __forceinline__ BlockCast block_cast(const RecipeCore& r, const CastBounds& b, std::uint32_t key,
+template <CastPath P, class R>
+__device__ __forceinline__ BlockCast block_cast(const R& r, const CastBounds& b, std::uint32_t key,
                                                 std::uint32_t all) {
   BlockCast c;
   c.scale = core::scale_from_amax(r, amax_from_key(r, key));
@@ -264,14 +271,18 @@ __device__ __forceinline__ BlockCast block_cast(const RecipeCore& r, const CastB
 
 // Eight codes (element 0 in the low byte of word 0) of a chunk; element j under enc_of(j) on the
 // fast path (all eight blocks fast), scale_of(j) otherwise.
-template <CastPath P, class EncOf, class ScaleOf>
-__device__ __forceinline__ uint2 quantize_chunk(const RecipeCore& r, const CastBounds& b, bool fast, EncOf enc_of,
+template <CastPath P, class R, class EncOf, class ScaleOf>
+__device__ __forceinline__ uint2 quantize_chunk(const R& r, const CastBounds& b, bool fast, EncOf enc_of,
                                                 ScaleOf scale_of, const Chunk& c) {
   if constexpr (P != CastPath::Generic) {
     if (fast) {
       float y[kChunk];
 #pragma unroll
-      for (int j = 0; j < kChunk; ++j) y[j] = fminf(fmaxf(__fmul_rn(__uint_as_float(c.v[j]), enc_of(j)), b.lo), b.hi);
+      for (int j = 0; j < kChunk; ++j) y[j] = __fmul_rn(__uint_as_float(c.v[j]), enc_of(j));
+      if (b.clamp_fast) {
+#pragma unroll
+        for (int j = 0; j < kChunk; ++j) y[j] = fminf(fmaxf(y[j], b.lo), b.hi);
+      }
       std::uint32_t pair[kChunk / 2];
 #pragma unroll
       for (int j = 0; j < kChunk; j += 2) pair[j / 2] = cvt_pair<P>(y[j + 1], y[j]);  // the first source: upper byte
@@ -843,6 +854,7 @@ inline CastBounds cast_bounds(const Recipe& r) {
     b.lo = -r.max_pos;
   }
   const Format& f = all_formats[std::size_t(r.element)];
+  b.clamp_fast = !(double(b.hi) >= max_finite(f) && double(b.lo) <= -max_finite(f));
   if (r.cast.overflow == Overflow::SatFinite) {
     b.limit = INFINITY;
   } else {

@@ -32,6 +32,7 @@
 #include "octet/cast.hpp"
 #include "octet/scale.hpp"
 #include "octet/scale_core.hpp"
+#include "sm90_fixed_core.hpp"
 #include "sm90_rowwise_blocks_device.hpp"
 
 namespace octet::cuda::row_chunks {
@@ -107,44 +108,12 @@ __device__ __forceinline__ float value(const Chunk& c, int e) { return __uint_as
 // ---------------------------------------------------------------------------------------------
 // Recipes with compile-time scale rules.
 
-// A RecipeCore whose enum fields (the switches of scale_core.hpp) are compile-time constants: the
-// static members hide the base's fields of the same names, so scale_core's functions, templates
-// over the recipe type, fold their switches. The numbers (max_pos, eps, ...) stay the runtime
-// recipe's. The host launches a kernel with a FixedCore only when matches() holds for the recipe,
-// so every function returns what it returns for the RecipeCore itself.
-template <ScaleStorage kStorage, ScaleFormula kFormula, AmaxNan kNan, AmaxFloor kFloor, Pow2Rounding kPow2,
-          E8m0Reciprocal kRcp, ClampBeforeCast kClamp>
-struct FixedCore : RecipeCore {
-  static constexpr ScaleStorage storage = kStorage;
-  static constexpr ScaleFormula formula = kFormula;
-  static constexpr AmaxNan amax_nan = kNan;
-  static constexpr AmaxFloor amax_floor = kFloor;
-  static constexpr Pow2Rounding pow2 = kPow2;
-  static constexpr E8m0Reciprocal e8m0_reciprocal = kRcp;
-  static constexpr ClampBeforeCast clamp = kClamp;
-  static bool matches(const RecipeCore& r) {
-    return r.storage == kStorage && r.formula == kFormula && r.amax_nan == kNan && r.amax_floor == kFloor &&
-           r.pow2 == kPow2 && r.e8m0_reciprocal == kRcp && r.clamp == kClamp;
-  }
-  static FixedCore of(const RecipeCore& r) {
-    FixedCore f;
-    static_cast<RecipeCore&>(f) = r;
-    return f;
-  }
-};
-
-// TE MXFP8 (te_mxfp8), torchao MX RCEIL (torchao_mx_rceil), TE Float8BlockScaling (te_blockwise),
-// DeepEP LL dispatch (deepep): the recipes of the fused and a2a kernels' production paths.
-using TeMxfp8Core = FixedCore<ScaleStorage::E8m0, ScaleFormula::RceilSat, AmaxNan::Drop, AmaxFloor::None,
-                              Pow2Rounding::None, E8m0Reciprocal::Exp2fRcp, ClampBeforeCast::None>;
-using TorchaoMxRceilCore = FixedCore<ScaleStorage::E8m0, ScaleFormula::RceilNoSat, AmaxNan::Propagate,
-                                     AmaxFloor::None, Pow2Rounding::None, E8m0Reciprocal::TorchaoMain,
-                                     ClampBeforeCast::None>;
-using TeBlockwiseCore = FixedCore<ScaleStorage::DecodeFp32, ScaleFormula::DivFp32Te, AmaxNan::Drop,
-                                  AmaxFloor::LessFp32, Pow2Rounding::MaskMantissa, E8m0Reciprocal::None,
-                                  ClampBeforeCast::None>;
-using DeepEpCore = FixedCore<ScaleStorage::DecodeFp32, ScaleFormula::DeepEpPair, AmaxNan::Drop, AmaxFloor::InitFp32,
-                             Pow2Rounding::None, E8m0Reciprocal::None, ClampBeforeCast::None>;
+// FixedCore and the production recipes' instances: sm90_fixed_core.hpp.
+using cuda::DeepEpCore;
+using cuda::FixedCore;
+using cuda::TeBlockwiseCore;
+using cuda::TeMxfp8Core;
+using cuda::TorchaoMxRceilCore;
 
 // ---------------------------------------------------------------------------------------------
 // Block amax and scale.

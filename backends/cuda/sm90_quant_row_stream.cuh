@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// sm90_quant_row_stream.cuh — the row quantisers' streaming kernel (sm_90): whole rows of a
+// row-major input are copied into shared memory by the bulk copy engine (cp.async.bulk, PTX ISA
+// 8.0 "Data Movement and Conversion Instructions: cp.async.bulk", completion on an mbarrier), a
+// ring of stages (2 by default) deep, while the CTA's threads reduce and cast the rows that have
+// arrived.
+// Used by every quantiser whose scale blocks are column ranges of a row (rowwise, 1x128 and 1x32
+// blocks, per-group column ranges); the arithmetic is the shared core's (sm90_quant_common.cuh:
+// integer amax keys, block_cast, quantize_chunk), so the bytes equal row_segments_kernel's.
+//
+// Why: in row_segments_kernel a lane loads its chunks, waits for them, reduces, waits at a
+// barrier for the scale and stores; loads are in flight only while a lane is in its first phase,
+// and every lane pays the index and masking arithmetic of its chunks (H200, 16640x5120 bf16:
+// 72% of copy bandwidth at best). Here one thread issues one copy per item (a run of whole rows,
+// ~32 KB) up to stages - 1 items ahead, so HBM streams through the reductions, barriers and stores;
+// the threads read 16-byte chunks from shared memory at addresses that need no masking.
+//
+// A row map (the RowBlocks concept) describes the scale blocks of every row, the same for all rows:
+//   rows, len                       the input is rows x len, row-major, contiguous
+//   segments()                      column ranges per row (scale blocks and zero-fill ranges)
+//   seg_begin(s), seg_end(s)        columns [begin, end) of range s (ranges in column order)
+//   segment_of(col)                 the range holding column col (never an empty one)
+//   zero_fill(s)                    codes 0x00 and no scale (columns of no group)
+//   scale_index(row, s)             where the scale of (row, s) is stored
+//   kMayMix                         whether an 8-column chunk can straddle two ranges
+// row_stream_kernel runs when the input and codes are 16-byte aligned, len % 8 == 0 and a stage
+// fits; otherwise launch_row_blocks falls back to row_segments_kernel over the same map.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+
+#include "sm90_quant_common.cuh"
+
+namespace octet::cuda::quant {
+
+// ---------------------------------------------------------------------------------------------
+// Row maps.
+
+// Column blocks of `block` columns (the last one shorter when block does not divide len); the
+// scale of (row, s) at ScaleAt{}(row, s). min_segments: 1 where a row of no columns still has a
+// scale block (rowwise: the scale of an empty row).
+template <class ScaleAt>
+struct BlockColumns {
+  static constexpr bool kEqualLengths = true;  // but a shorter last block
+  static constexpr bool kMayMix = false;       // block % 8 == 0 (launch_row_blocks checks)
+  std::int64_t rows = 0, len = 0, block = 1;
+  ScaleAt scale_at{};
+  int min_segments = 0;
+  __host__ __device__ int segments() const {
+    const int n = int((len + block - 1) / block);
+    return n > min_segments ? n : min_segments;
+  }
+  __device__ int segment_of(std::int64_t col) const { return int(col / block); }
+  __device__ std::int64_t seg_begin(int s) const { return s * block; }
+  __device__ std::int64_t seg_end(int s) const { return (s + 1) * block < len ? (s + 1) * block : len; }
+  __device__ bool zero_fill(int) const { return false; }
+  __device__ std::int64_t scale_index(std::int64_t row, int s) const { return scale_at(row, s); }
+  __host__ __device__ std::int64_t block_columns() const { return block; }
+};
+
+// Column groups given by offs (G cumulative group ends, non-decreasing, offs[G-1] <= len): range
+// g < G is [offs[g-1], offs[g]) with its scale at g*rows + row, range G the zero-fill columns
+// [offs[G-1], len).
+struct GroupColumns {
+  static constexpr bool kEqualLengths = false;
+  static constexpr bool kMayMix = true;
+  std::int64_t rows = 0, len = 0, G = 0;
+  const std::int64_t* offs = nullptr;
+  __host__ __device__ int segments() const { return int(G + 1); }
+  __device__ std::int64_t seg_begin(int g) const { return g == 0 ? 0 : __ldg(offs + g - 1); }
+  __device__ std::int64_t seg_end(int g) const { return g < G ? __ldg(offs + g) : len; }
+  // The first g with offs[g] > col (binary search), G when there is none.
+  __device__ int segment_of(std::int64_t col) const {
+    std::int64_t lo = 0, hi = G;
+    while (lo < hi) {
+      const std::int64_t mid = (lo + hi) / 2;
+      if (__ldg(offs + mid) > col) hi = mid;
+      else lo = mid + 1;
+    }
+    return int(lo);
+  }
+  __device__ bool zero_fill(int g) const { return g == G; }
+  __device__ std::int64_t scale_index(std::int64_t row, int g) const { return g * rows + row; }
+  __host__ __device__ std::int64_t block_columns() const { return kChunk; }
+};
+
+// The same blocks as row_segments_kernel segments (the fallback): id = row * segments() + s.
+template <class RowMap>
+struct FlatSegments {
+  static constexpr bool kEqualLengths = RowMap::kEqualLengths;
+  RowMap map;
+  std::int64_t segs = 1;
+  __device__ Segment operator()(std::int64_t id) const {
+    const std::int64_t row = id / segs;
+    const int s = int(id - row * segs);
+    const std::int64_t b = map.seg_begin(s), e = map.seg_end(s);
+    const bool zero = map.zero_fill(s);
+    return {row * map.len + b, e - b, zero ? 0 : map.scale_index(row, s), zero};
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The bulk copy and its mbarrier (PTX ISA: mbarrier.init / arrive.expect_tx / try_wait.parity,
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes; a CTA launched without a
+// cluster is a cluster of one, so its own shared memory is a valid ::cluster destination).
+
+__device__ __forceinline__ std::uint32_t smem_address(const void* p) {
+  return std::uint32_t(__cvta_generic_to_shared(p));
+}
+
+// The host launches row_stream_kernel on sm_90 and later only; older targets compile a trap.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define OCTET_BULK_COPY_ASM(...) __trap()
+#else
+#define OCTET_BULK_COPY_ASM(...) asm volatile(__VA_ARGS__)
+#endif
+
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar) {
+  OCTET_BULK_COPY_ASM("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_init_fence() {
+  OCTET_BULK_COPY_ASM("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) to shared memory; the
+// barrier's phase completes when they have arrived.
+__device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, std::uint32_t bytes,
+                                                    std::uint64_t* bar) {
+  OCTET_BULK_COPY_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
+               : "memory");
+  OCTET_BULK_COPY_ASM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   smem_address(dst)),
+               "l"(src), "r"(bytes), "r"(smem_address(bar))
+               : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    OCTET_BULK_COPY_ASM(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(smem_address(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The kernel.
+
+inline constexpr int kStreamThreads = 256;
+inline constexpr int kStreamMaxStages = 8;
+inline constexpr std::uint16_t kMixedChunk = 0xFFFF;  // chunk_seg entry of a chunk in two ranges
+
+// The launch's geometry (computed by launch_row_blocks).
+struct StreamShape {
+  std::int64_t items = 0;       // runs of rows_per_item rows (the last one shorter)
+  int rows_per_item = 1;
+  int cpr = 0;                  // 8-element chunks per row (len / 8)
+  int segs = 1;                 // ranges per row
+  std::uint32_t stage_bytes = 0;  // rows_per_item * len * sizeof(In), a multiple of 16
+  int stages = 4;                 // items in flight per CTA (<= kStreamMaxStages)
+  // Lanes per slot when every slot of a warp's 32 consecutive chunks covers an aligned group of
+  // group_lanes lanes (a power of two <= 32: equal blocks of up to 32 chunks, or rows of whole
+  // 32-chunk windows); 0 for any other layout (runs found by a segmented scan).
+  int group_lanes = 0;
+};
+
+// The maximum of v[] over this lane's run, the neighbouring lanes of the warp with the same slot
+// (runs are contiguous: slots grow with the chunk index). Returns whether this lane holds the run's
+// result: lane 0 of each aligned group, or the last lane of each run (segmented Hillis-Steele scan,
+// five shuffle steps). Every lane of the warp must call it.
+template <int kValues>
+__device__ __forceinline__ bool run_max(int slot, std::uint32_t (&v)[kValues], int group_lanes) {
+  constexpr unsigned kAll = 0xFFFFFFFFu;
+  const int lane = int(threadIdx.x) % 32;
+  if (group_lanes > 0) {
+    for (int o = group_lanes / 2; o > 0; o /= 2)
+#pragma unroll
+      for (int k = 0; k < kValues; ++k) v[k] = max(v[k], __shfl_xor_sync(kAll, v[k], o));
+    return lane % group_lanes == 0;
+  }
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const int up_slot = __shfl_up_sync(kAll, slot, d);
+#pragma unroll
+    for (int k = 0; k < kValues; ++k) {
+      const std::uint32_t up = __shfl_up_sync(kAll, v[k], d);
+      if (lane >= d && up_slot == slot) v[k] = max(v[k], up);
+    }
+  }
+  const int next_slot = __shfl_down_sync(kAll, slot, 1);
+  return lane == 31 || next_slot != slot;
+}
+
+// The shared memory of one CTA: the stages, then (8-byte aligned) the barriers, the slot arrays
+// (slot = row of the item * segs + range) and the chunk table.
+struct StreamLayout {
+  std::uint32_t stages = 0, bars = 0, keys = 0, alls = 0, scales = 0, fast = 0, chunk_seg = 0, total = 0;
+  __host__ __device__ static std::uint32_t align(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
+  __host__ __device__ StreamLayout(int stage_count, std::uint32_t stage_bytes, int slots, int cpr) {
+    stages = 0;
+    bars = stages + std::uint32_t(stage_count) * stage_bytes;
+    keys = align(bars + std::uint32_t(stage_count) * 8, 16);
+    alls = keys + 4u * std::uint32_t(slots);
+    scales = align(alls + 4u * std::uint32_t(slots), 16);
+    fast = scales + std::uint32_t(sizeof(BlockScale)) * std::uint32_t(slots);
+    chunk_seg = align(fast + std::uint32_t(slots), 4);
+    total = align(chunk_seg + 2u * std::uint32_t(cpr), 16);
+  }
+};
+
+// Element j of a chunk that straddles ranges: its key into its range's slot. Out of line (rare),
+// and every argument by value: a reference would make the caller keep the chunk in local memory.
+template <class In, class Map>
+__device__ __noinline__ void reduce_mixed_chunk(Map map, bool drop_nan, RawChunk<In> raw,
+                                                std::int64_t col0, int slot0, std::uint32_t* keys,
+                                                std::uint32_t* alls) {
+  const Chunk c = raw.unpack();
+#pragma unroll
+  for (int j = 0; j < kChunk; ++j) {
+    const int slot = slot0 + map.segment_of(col0 + j);
+    const std::uint32_t mag = c.v[j] & 0x7FFFFFFFu;
+    if (drop_nan) {
+      atomicMax(alls + slot, mag);
+      if (mag <= kInfBits) atomicMax(keys + slot, mag);
+    } else {
+      atomicMax(keys + slot, mag);
+    }
+  }
+}
+
+// The codes of a chunk that straddles ranges: element j under its own range's cast; 0x00 in
+// zero-fill ranges (out of line, arguments by value, as reduce_mixed_chunk).
+template <class In, CastPath P, class R, class Map>
+__device__ __noinline__ uint2 cast_mixed_chunk(R r, CastBounds bounds, Map map, RawChunk<In> raw,
+                                               std::int64_t col0, int slot0,
+                                               const BlockScale* scales, const std::uint8_t* fast) {
+  int seg[kChunk];
+  bool all_fast = true;
+#pragma unroll
+  for (int j = 0; j < kChunk; ++j) {
+    seg[j] = map.segment_of(col0 + j);
+    all_fast = all_fast && (map.zero_fill(seg[j]) || fast[slot0 + seg[j]] != 0);
+  }
+  const auto enc_of = [&](int j) { return map.zero_fill(seg[j]) ? 0.0f : scales[slot0 + seg[j]].encode; };
+  const auto scale_of = [&](int j) -> const BlockScale& { return scales[slot0 + seg[j]]; };
+  uint2 codes = quantize_chunk<P>(r, bounds, all_fast, enc_of, scale_of, raw.unpack());
+#pragma unroll
+  for (int j = 0; j < kChunk; ++j) {
+    if (!map.zero_fill(seg[j])) continue;
+    const std::uint32_t keep = ~(0xFFu << (8 * (j % 4)));
+    if (j < 4) codes.x &= keep;
+    else codes.y &= keep;
+  }
+  return codes;
+}
+
+// Chunk c of a stage (16-byte aligned shared memory).
+template <class In>
+__device__ __forceinline__ RawChunk<In> stage_chunk(const unsigned char* stage, int c) {
+  RawChunk<In> r;
+  const uint4* p = reinterpret_cast<const uint4*>(stage) + c * (RawChunk<In>::kWords / 4);
+#pragma unroll
+  for (int k = 0; k < RawChunk<In>::kWords / 4; ++k) {
+    const uint4 v = p[k];
+    r.w[4 * k + 0] = v.x;
+    r.w[4 * k + 1] = v.y;
+    r.w[4 * k + 2] = v.z;
+    r.w[4 * k + 3] = v.w;
+  }
+  return r;
+}
+
+// Item i (this CTA's j-th) holds rows [i * rows_per_item, ...): one contiguous run of the input.
+// Per item: wait for its stage; pass 1 reduces each chunk's key into its slot (lanes of a warp
+// with the same slot combine by shuffles first: run_max; one shared atomicMax per slot and warp);
+// barrier; one thread per slot computes block_cast, stores the scale and clears the keys;
+// barrier; pass 2 casts each chunk from shared memory and stores its 8 codes. The next item's
+// pass 1 starts without a barrier (it touches only keys, cleared before the second barrier); its
+// first barrier frees the previous stage, which thread 0 then refills `stages` items ahead.
+template <class In, CastPath P, class R, class Map>
+__global__ void __launch_bounds__(kStreamThreads)
+    row_stream_kernel(const In* __restrict__ x, std::uint8_t* __restrict__ q, void* __restrict__ scales,
+                      bool scale_bytes, R r, CastBounds bounds, Map map, StreamShape shape) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const int slots = shape.rows_per_item * shape.segs;
+  const int S = shape.stages;
+  const StreamLayout lay(S, shape.stage_bytes, slots, shape.cpr);
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + lay.bars);
+  std::uint32_t* keys = reinterpret_cast<std::uint32_t*>(smem + lay.keys);
+  std::uint32_t* alls = reinterpret_cast<std::uint32_t*>(smem + lay.alls);
+  BlockScale* slot_scale = reinterpret_cast<BlockScale*>(smem + lay.scales);
+  std::uint8_t* slot_fast = smem + lay.fast;
+  std::uint16_t* chunk_seg = reinterpret_cast<std::uint16_t*>(smem + lay.chunk_seg);
+  const int tid = int(threadIdx.x);
+  const std::int64_t row_elems = map.len;
+  const std::int64_t item_elems = std::int64_t(shape.rows_per_item) * row_elems;
+  const std::int64_t total_elems = map.rows * row_elems;
+  const auto item_of = [&](std::int64_t j) { return std::int64_t(blockIdx.x) + j * gridDim.x; };
+  const auto issue = [&](std::int64_t j) {
+    const std::int64_t item = item_of(j);
+    if (item >= shape.items) return;
+    const std::int64_t e0 = item * item_elems;
+    const std::int64_t n = (total_elems - e0 < item_elems ? total_elems - e0 : item_elems);
+    bulk_copy_to_shared(smem + lay.stages + std::uint32_t(j % S) * shape.stage_bytes, x + e0,
+                        std::uint32_t(n * std::int64_t(sizeof(In))), &bars[j % S]);
+  };
+
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) mbarrier_init(&bars[s]);
+    mbarrier_init_fence();
+  }
+  for (int i = tid; i < slots; i += kStreamThreads) keys[i] = alls[i] = 0u;
+  for (int cc = tid; cc < shape.cpr; cc += kStreamThreads) {
+    const std::int64_t col = std::int64_t(cc) * kChunk;
+    const int s0 = map.segment_of(col), s1 = map.segment_of(col + kChunk - 1);
+    chunk_seg[cc] = s0 == s1 ? std::uint16_t(s0) : kMixedChunk;
+  }
+  __syncthreads();
+  if (tid == 0)
+    for (int j = 0; j < S; ++j) issue(j);
+
+  const bool drop_nan = r.amax_nan == AmaxNan::Drop;
+  // (row, chunk column) of this thread's chunk c = tid + kStreamThreads * round, stepped without a
+  // division per chunk.
+  const int step_rows = kStreamThreads / shape.cpr, step_cols = kStreamThreads % shape.cpr;
+  const int first_row = tid / shape.cpr, first_col = tid % shape.cpr;
+
+  for (std::int64_t j = 0; item_of(j) < shape.items; ++j) {
+    const std::int64_t item = item_of(j);
+    const std::int64_t e0 = item * item_elems;
+    const int nrows = int((total_elems - e0 < item_elems ? total_elems - e0 : item_elems) / row_elems);
+    const int nchunks = nrows * shape.cpr;
+    const int rounds = (nchunks + kStreamThreads - 1) / kStreamThreads;
+    const unsigned char* stage = smem + lay.stages + std::uint32_t(j % S) * shape.stage_bytes;
+    const std::int64_t row0 = item * shape.rows_per_item;
+    mbarrier_wait(&bars[j % S], std::uint32_t(j / S) & 1u);
+
+    // Pass 1: keys.
+    const auto reduce = [&](auto drop) {
+      constexpr bool kDrop = decltype(drop)::value;
+      int row = first_row, cc = first_col;
+      for (int round = 0; round < rounds; ++round) {
+        const int c = tid + round * kStreamThreads;
+        const bool active = c < nchunks;
+        std::uint32_t key = 0, all = 0;
+        int slot = -1;
+        if (active) {
+          const RawChunk<In> raw = stage_chunk<In>(stage, c);
+          const std::uint16_t seg = chunk_seg[cc];
+          if (!Map::kMayMix || seg != kMixedChunk) {
+            slot = row * shape.segs + seg;
+            key = key_bits<In>(chunk_key<In, kDrop>(0u, raw));
+            all = kDrop ? key_bits<In>(chunk_key<In, false>(0u, raw)) : key;
+          } else {
+            reduce_mixed_chunk<In>(map, kDrop, raw, std::int64_t(cc) * kChunk, row * shape.segs, keys, alls);
+          }
+        }
+        // The lanes of one slot (a run of neighbouring lanes) combine first; one atomic per run.
+        std::uint32_t v[kDrop ? 2 : 1];
+        v[0] = key;
+        if constexpr (kDrop) v[1] = all;
+        if (run_max(slot, v, shape.group_lanes) && slot >= 0) {
+          atomicMax(keys + slot, v[0]);
+          if constexpr (kDrop) atomicMax(alls + slot, v[1]);
+        }
+        cc += step_cols;
+        row += step_rows;
+        if (cc >= shape.cpr) {
+          cc -= shape.cpr;
+          ++row;
+        }
+      }
+    };
+    if (drop_nan) reduce(std::true_type{});
+    else reduce(std::false_type{});
+    __syncthreads();
+    // The stage of item j - 1 is free (every thread has cast it): refill it `stages` items ahead.
+    if (tid == 0 && j > 0) issue(j - 1 + S);
+
+    // The casts, one thread per slot; the keys cleared for the next item.
+    for (int slot = tid; slot < nrows * shape.segs; slot += kStreamThreads) {
+      const int row = slot / shape.segs, s = slot - row * shape.segs;
+      const std::uint32_t key = keys[slot], all = drop_nan ? alls[slot] : key;
+      keys[slot] = 0u;
+      alls[slot] = 0u;
+      if (map.zero_fill(s)) continue;
+      const BlockCast bc = block_cast<P>(r, bounds, key, all);
+      store_scale(scales, map.scale_index(row0 + row, s), scale_bytes, bc.scale.stored);
+      slot_scale[slot] = bc.scale;
+      slot_fast[slot] = bc.fast ? 1 : 0;
+    }
+    __syncthreads();
+
+    // Pass 2: codes, 8 per 8-byte store (the item is a contiguous run of the codes too).
+    std::uint8_t* q_item = q + e0;
+    int row = first_row, cc = first_col;
+    for (int c = tid; c < nchunks; c += kStreamThreads) {
+      const RawChunk<In> raw = stage_chunk<In>(stage, c);
+      const std::uint16_t seg = chunk_seg[cc];
+      uint2 codes;
+      if (!Map::kMayMix || seg != kMixedChunk) {
+        const int slot = row * shape.segs + seg;
+        if (map.zero_fill(seg)) {
+          codes = make_uint2(0u, 0u);
+        } else {
+          const BlockScale& s = slot_scale[slot];
+          const float enc = s.encode;
+          codes = quantize_chunk<P>(r, bounds, slot_fast[slot] != 0, [&](int) { return enc; },
+                                    [&](int) -> const BlockScale& { return s; }, raw.unpack());
+        }
+      } else {
+        codes = cast_mixed_chunk<In, P>(r, bounds, map, raw, std::int64_t(cc) * kChunk, row * shape.segs,
+                                        slot_scale, slot_fast);
+      }
+      *reinterpret_cast<uint2*>(q_item + std::int64_t(c) * kChunk) = codes;
+      cc += step_cols;
+      row += step_rows;
+      if (cc >= shape.cpr) {
+        cc -= shape.cpr;
+        ++row;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side.
+
+// Shared memory per stage: ~32 KB, two stages (three CTAs per SM by shared memory and registers).
+// A stage's size matters more than the stage count: each item pays two barriers and the serial
+// scale phase (H100, 16640x5120 bf16 rowwise, % of copy: items of 10 KB 59%, 20 KB 80%, 30 KB 88%;
+// 4 x 12 KB or 8 x 8 KB stages no better than 4 x 16 KB; 30 KB items in 2 stages 90% (three CTAs)
+// against 3 stages 88% (two CTAs), per-group at 1/16/64/128 groups 86/81/73/60% against
+// 73/68/58/47%; 40 or 60 KB items, one or two CTAs, 63-70%). Rows of up to 48 KB; at most
+// kStreamMaxSlots scale blocks per item. The environment variables OCTET_CUDA_STREAM_STAGE_BYTES
+// and OCTET_CUDA_STREAM_STAGES override the first two (read once; for tuning sweeps, the bytes of
+// every result unchanged).
+struct StreamTuning {
+  std::uint32_t stage_target = 32 * 1024;
+  int stages = 2;
+};
+inline StreamTuning stream_tuning() {
+  static const StreamTuning t = [] {
+    StreamTuning v;
+    if (const char* e = std::getenv("OCTET_CUDA_STREAM_STAGE_BYTES")) v.stage_target = std::uint32_t(std::atol(e));
+    if (const char* e = std::getenv("OCTET_CUDA_STREAM_STAGES")) v.stages = std::atoi(e);
+    v.stage_target = std::max<std::uint32_t>(v.stage_target, 16);
+    v.stages = std::min(std::max(v.stages, 2), kStreamMaxStages);
+    return v;
+  }();
+  return t;
+}
+inline constexpr std::uint32_t kStreamMaxRowBytes = 48 * 1024;
+inline constexpr int kStreamMaxSlots = 2048;
+inline constexpr std::uint32_t kStreamMaxSharedBytes = 200 * 1024;  // under sm_90's 227 KB per CTA
+
+// One launch of row_stream_kernel<In, P, R, Map>. Its dynamic shared memory limit is raised once
+// to the largest size any launch asks for, and its resident CTAs per SM are cached per size (a
+// launch must not pay for attribute calls).
+template <class In, CastPath P, class R, class Map>
+void launch_row_stream(const void* x, std::uint8_t* q, void* scales, bool scale_bytes, const R& core,
+                       const CastBounds& bounds, const Map& map, const StreamShape& shape, std::uint32_t smem,
+                       const Device& d, cudaStream_t stream) {
+  auto* kernel = &row_stream_kernel<In, P, R, Map>;
+  static std::mutex mutex;
+  static bool limit_set = false;
+  static std::uint32_t occupancy_bytes = 0;
+  static int cached_per_sm = 1;
+  int per_sm = 1;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (!limit_set) {
+      OCTET_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStreamMaxSharedBytes)));
+      limit_set = true;
+    }
+    if (smem != occupancy_bytes) {
+      OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_per_sm, kernel, kStreamThreads, smem));
+      cached_per_sm = std::max(cached_per_sm, 1);
+      occupancy_bytes = smem;
+    }
+    per_sm = cached_per_sm;
+  }
+  kernel<<<grid_for(per_sm, shape.items, d), kStreamThreads, smem, stream>>>(static_cast<const In*>(x), q, scales,
+                                                                              scale_bytes, core, bounds, map, shape);
+  OCTET_CUDA_CHECK(cudaGetLastError());
+}
+
+// Launches row_stream_kernel over the rows of `map` where it applies, else row_segments_kernel
+// <kLanes, kCacheWords, kSegs> over the same blocks. Cores: FixedCore types (sm90_fixed_core.hpp)
+// tried in order for recipes that take the e4m3 cvt; the first that matches the recipe runs,
+// otherwise the kernel over the runtime RecipeCore.
+template <int kLanes, int kCacheWords, int kSegs = 1, class... Cores, class Map>
+void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* scales, bool scale_bytes,
+                       const Recipe& r, const Map& map, cudaStream_t stream) {
+  const int segs = map.segments();
+  if (map.rows == 0 || segs == 0) return;
+  const Device d = device();
+  const std::int64_t in_bytes = src == SourceType::fp32 ? 4 : 2;
+  const std::int64_t row_bytes = map.len * in_bytes;
+  const StreamTuning tuning = stream_tuning();
+  std::int64_t rpi = std::max<std::int64_t>(1, tuning.stage_target / std::max<std::int64_t>(row_bytes, 1));
+  rpi = std::min<std::int64_t>({rpi, kStreamMaxSlots / segs, map.rows});
+  const StreamLayout lay(tuning.stages, std::uint32_t(rpi * row_bytes), int(rpi) * segs, int(map.len / kChunk));
+  const bool stream_ok = d.cc >= 90 && map.len > 0 && map.len % kChunk == 0 && row_bytes <= kStreamMaxRowBytes &&
+                         map.block_columns() % kChunk == 0 && segs <= kStreamMaxSlots &&
+                         lay.total <= kStreamMaxSharedBytes && aligned(x, 16) && aligned(q, 16);
+  if (!stream_ok) {
+    launch_row_segments<kLanes, kCacheWords, kSegs>(src, x, q, scales, scale_bytes, r, FlatSegments<Map>{map, segs},
+                                                    map.rows * segs, stream);
+    return;
+  }
+  StreamShape shape;
+  shape.rows_per_item = int(rpi);
+  shape.items = (map.rows + rpi - 1) / rpi;
+  shape.cpr = int(map.len / kChunk);
+  shape.segs = segs;
+  shape.stage_bytes = std::uint32_t(rpi * row_bytes);
+  shape.stages = tuning.stages;
+  if constexpr (!Map::kMayMix) {
+    // Blocks of bc chunks start at multiples of bc in the stage's chunk index when cpr % bc == 0.
+    const std::int64_t bc = map.block_columns() / kChunk;
+    if (shape.cpr % bc == 0 && bc >= 32 && bc % 32 == 0) shape.group_lanes = 32;
+    if (shape.cpr % bc == 0 && bc < 32 && (bc & (bc - 1)) == 0) shape.group_lanes = int(bc);
+  }
+  const RecipeCore core = make_core(r);
+  const CastBounds bounds = cast_bounds(r);
+  const CastPath path = cast_path(r, d);
+  with_source(src, [&](auto in) {
+    using In = decltype(in);
+    bool done = false;
+    const auto try_fixed = [&](auto fixed) {
+      using Core = decltype(fixed);
+      if (done || path != CastPath::CvtE4m3 || !Core::matches(core)) return;
+      launch_row_stream<In, CastPath::CvtE4m3>(x, q, scales, scale_bytes, Core::of(core), bounds, map, shape,
+                                               lay.total, d, stream);
+      done = true;
+    };
+    (try_fixed(Cores{}), ...);
+    if (done) return;
+    with_path(path, [&](auto p) {
+      launch_row_stream<In, decltype(p)::value>(x, q, scales, scale_bytes, core, bounds, map, shape, lay.total, d,
+                                                stream);
+    });
+  });
+}
+
+}  // namespace octet::cuda::quant
