@@ -15,7 +15,10 @@
 // Napkin math: 16640x5120 bf16 = 170.4 MB in + 85.2 MB codes out (+ scales) = 255.6 MB; at the
 // H200's ~4.3 TB/s copy rate (read + write) that is ~60 us.
 //
-// Run: build/backends/octet_gpu_bench_quant (scripts/gpu/run.sh). Prints one row per measurement:
+// Run: build/backends/octet_gpu_bench_quant (scripts/gpu/run.sh); OCTET_BENCH_FILTER=name,name...
+// keeps the kernels whose names contain one of the parts (with OCTET_CUDA_STREAM_STAGE_BYTES /
+// OCTET_CUDA_STREAM_STAGES: the row-stream shape sweeps of docs/performance.md). Prints one row per
+// measurement:
 //   kernel <name> | <shape> | groups <G> | <us> us | <GB/s> GB/s | <pct>% copy
 #include <algorithm>
 #include <cstdio>

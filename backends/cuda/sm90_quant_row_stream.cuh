@@ -24,9 +24,12 @@
 //   segment_of(col)                 the range holding column col (never an empty one)
 //   zero_fill(s)                    codes 0x00 and no scale (columns of no group)
 //   scale_index(row, s)             where the scale of (row, s) is stored
+//   block_columns()                 the columns of a block when all are equal (else 8)
 //   kMayMix                         whether an 8-column chunk can straddle two ranges
+//   kEqualLengths                   for the fallback (row_segments_kernel's shared-scale choice)
 // row_stream_kernel runs when the input and codes are 16-byte aligned, len % 8 == 0 and a stage
 // fits; otherwise launch_row_blocks falls back to row_segments_kernel over the same map.
+// Measured shapes and outcomes: docs/gpu-notes.md (2026-11-25).
 #pragma once
 
 #include <cstdint>
