@@ -30,9 +30,7 @@ namespace {
 // Average group size (rows) above which the colwise kernel splits groups over several CTAs.
 constexpr std::int64_t kSplitRows = 2048;
 
-__device__ __forceinline__ std::int64_t group_begin(const std::int64_t* offs, std::int64_t g) {
-  return g == 0 ? 0 : offs[g - 1];
-}
+using layout_detail::group_begin;
 
 // Colwise: G + 1 row ranges, the last one the zero-filled rows [offs[G-1], K).
 struct GroupColMap {

@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "sm90_layout_device.hpp"
 #include "sm90_quant_common.cuh"
 
 namespace octet::cuda::quant {
@@ -74,18 +75,10 @@ struct GroupColumns {
   std::int64_t rows = 0, len = 0, G = 0;
   const std::int64_t* offs = nullptr;
   __host__ __device__ int segments() const { return int(G + 1); }
-  __device__ std::int64_t seg_begin(int g) const { return g == 0 ? 0 : __ldg(offs + g - 1); }
+  __device__ std::int64_t seg_begin(int g) const { return layout_detail::group_begin(offs, g); }
   __device__ std::int64_t seg_end(int g) const { return g < G ? __ldg(offs + g) : len; }
-  // The first g with offs[g] > col (binary search), G when there is none.
-  __device__ int segment_of(std::int64_t col) const {
-    std::int64_t lo = 0, hi = G;
-    while (lo < hi) {
-      const std::int64_t mid = (lo + hi) / 2;
-      if (__ldg(offs + mid) > col) hi = mid;
-      else lo = mid + 1;
-    }
-    return int(lo);
-  }
+  // The first g with offs[g] > col, G when there is none.
+  __device__ int segment_of(std::int64_t col) const { return int(layout_detail::upper_bound(offs, G, col)); }
   __device__ bool zero_fill(int g) const { return g == G; }
   __device__ std::int64_t scale_index(std::int64_t row, int g) const { return g * rows + row; }
   __host__ __device__ std::int64_t block_columns() const { return kChunk; }
