@@ -45,7 +45,7 @@ namespace octet::cuda::quant {
 // Row maps.
 
 // Column blocks of `block` columns (the last one shorter when block does not divide len); the
-// scale of (row, s) at ScaleAt{}(row, s). min_segments: 1 where a row of no columns still has a
+// scale of (row, s) at scale_at(row, s). min_segments: 1 where a row of no columns still has a
 // scale block (rowwise: the scale of an empty row).
 template <class ScaleAt>
 struct BlockColumns {
@@ -162,7 +162,7 @@ struct StreamShape {
   int cpr = 0;                  // 8-element chunks per row (len / 8)
   int segs = 1;                 // ranges per row
   std::uint32_t stage_bytes = 0;  // rows_per_item * len * sizeof(In), a multiple of 16
-  int stages = 4;                 // items in flight per CTA (<= kStreamMaxStages)
+  int stages = 2;                 // items in flight per CTA (<= kStreamMaxStages; StreamTuning)
   // Lanes per slot when every slot of a warp's 32 consecutive chunks covers an aligned group of
   // group_lanes lanes (a power of two <= 32: equal blocks of up to 32 chunks, or rows of whole
   // 32-chunk windows); 0 for any other layout (runs found by a segmented scan).
