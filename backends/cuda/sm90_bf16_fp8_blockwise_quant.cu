@@ -20,22 +20,26 @@
 //           where it does not apply (unaligned pointers, a row length not a multiple of 8),
 //           row_segments_kernel with 4 lanes per block holding four 16-byte chunks each. Codes
 //           row-major, scales column-major (lhs) or row-major (per_token).
-//           act rhs, act transposed lhs (the same bytes): column_tiles_kernel, 128-row ranges (the
-//           last may be partial) x 128 columns.
+//           act rhs, act transposed lhs (the same bytes): column_stream_kernel
+//           (sm90_quant_column_stream.cuh), 128-row ranges (the last may be partial) x 128
+//           columns, each thread's rows copied into shared memory by cp.async up to three items
+//           ahead; fixed-recipe scale code for torchao_blockwise. column_tiles_kernel where it does
+//           not apply (unaligned input, K % 8 != 0).
 //           token-group rhs / transposed lhs / DeepGEMM k-grouped: a one-CTA kernel lists the
 //           groups' 128-row blocks (a scan of ceil(size/128) over offs) in a device table, then
-//           column_tiles_kernel runs one range per table entry (the table is sized for the worst
+//           the same kernels run one range per table entry (the table is sized for the worst
 //           case; unused entries are empty items).
 //           weight rhs, grouped rhs (per-expert column-major input read as (E*N, K) row-major):
-//           column_tiles_kernel, 128x128 tiles (16 row lanes x 16 column chunks), one amax per
-//           tile. These read each element once (128 rows cached in registers for bf16) and write
-//           the codes column-major through a shared-memory transpose.
+//           the same kernels over 128x128 tiles, one amax per tile. These read each element once
+//           and write the codes column-major, 8 rows of a column per store (8x8 byte transposes
+//           in registers).
 //           Row-major codes with 128-row blocks (weight transposed rhs, grouped transposed rhs,
 //           DeepGEMM per_channel / per_block): row_major_blocks_kernel below, one CTA per
 //           (128-row block, 128-column tile), 8-byte code stores straight from registers.
 //           pad scales: a grid-stride copy.
 // Bytes:    M*K*sizeof(in) read, M*K codes + 4 bytes per block written.
 #include "quant.hpp"
+#include "sm90_quant_column_stream.cuh"
 #include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
@@ -419,7 +423,8 @@ void fp8_blockwise_act_quant_rhs(SourceType src, const void* x, std::int64_t M, 
   require_shape(M, K, "x_m_k");
   require_multiple(K, "x_m_k: K", "torchao triton_fp8_blockwise_act_quant_rhs asserts x.size(-1) % 128 == 0");
   const std::int64_t Mb = (M + kBlock - 1) / kBlock;
-  quant::launch_column_tiles<128, 1, 32>(src, x, K, q, scales, false, M % 8 == 0, r, RhsMap{M, K}, Mb, stream);
+  quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(src, x, K, q, scales, false, M % 8 == 0, r,
+                                                                     RhsMap{M, K}, Mb, stream);
 }
 
 void fp8_blockwise_weight_quant_rhs(SourceType src, const void* x, std::int64_t M, std::int64_t N, const Recipe& r,
@@ -436,8 +441,8 @@ void fp8_blockwise_weight_quant_rhs_experts(SourceType src, const void* x, std::
   require_multiple(M, "x_m_n: M", peer);
   require_multiple(N, "x_m_n: N", peer);
   const std::int64_t Mb = M / kBlock, Nb = N / kBlock;
-  quant::launch_column_tiles<128, 128, 32>(src, x, N, q, scales, false, true, r, WeightMap{M, N, Mb, Nb}, E * Mb,
-                                            stream);
+  quant::launch_column_blocks<128, 128, 128, 32, TorchaoBlockwiseCore>(
+      src, x, N, q, scales, false, true, r, WeightMap{M, N, Mb, Nb}, E * Mb, stream);
 }
 
 }  // namespace octet::cuda
@@ -450,8 +455,8 @@ void fp8_blockwise_act_quant_transposed_lhs(SourceType src, const void* x, std::
   require_shape(M, K, "x_m_k");
   require_multiple(M, "x_m_k: M", "torchao triton_fp8_blockwise_act_quant_transposed_lhs asserts x.size(0) % 128 == 0");
   // Codes (k, m) at k*M + m and scales (k, b) at b*K + k: act rhs's bytes.
-  quant::launch_column_tiles<128, 1, 32>(src, x, K, q, scales, false, M % 8 == 0, r, RhsMap{M, K}, M / kBlock,
-                                          stream);
+  quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(
+      src, x, K, q, scales, false, M % 8 == 0, r, RhsMap{M, K}, M / kBlock, stream);
 }
 
 void fp8_blockwise_act_quant_rhs_grouped(SourceType src, const void* x, std::int64_t M, std::int64_t D,
@@ -461,8 +466,8 @@ void fp8_blockwise_act_quant_rhs_grouped(SourceType src, const void* x, std::int
   require_groups(G, offs);
   const GroupBlockTable table(offs, G, M, stream);
   const TokenGroupMap map{M, D, G, table.capacity(), offs, table.blocks()};
-  quant::launch_column_tiles<128, 1, 32>(src, x, D, q, scales, false, M % 8 == 0, r, map, table.capacity() + 1,
-                                          stream);
+  quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(
+      src, x, D, q, scales, false, M % 8 == 0, r, map, table.capacity() + 1, stream);
 }
 
 void fp8_blockwise_act_quant_transposed_lhs_grouped(SourceType src, const void* x, std::int64_t M, std::int64_t D,
@@ -479,7 +484,8 @@ void fp8_blockwise_act_quant_k_grouped_deepgemm(SourceType src, const void* x, s
   if (G == 0) return;  // offs[-1] = 0: no codes, no scales
   const GroupBlockTable table(offs, G, M, stream);
   const KGroupedMap map{D, G, offs, table.blocks()};
-  quant::launch_column_tiles<128, 1, 32>(src, x, D, q, scales, false, true, r, map, table.capacity(), stream);
+  quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(
+      src, x, D, q, scales, false, true, r, map, table.capacity(), stream);
 }
 
 void fp8_blockwise_weight_quant_transposed_rhs(SourceType src, const void* x, std::int64_t M, std::int64_t N,

@@ -13,15 +13,18 @@
 //           into shared memory, one scale block per (row m, group g) plus one zero-fill range per
 //           row for the columns past offs[-1]; row_segments_kernel over the same blocks where the
 //           stream kernel does not apply (unaligned pointers, K % 8 != 0).
-//           colwise: column_tiles_kernel, one item per (group, 64-column tile), 8 column chunks x
-//           32 thread rows of 4 consecutive rows per CTA; up to 256 rows (bf16) of a group are read
-//           once, larger groups twice (the second read mostly from L2). Codes transposed in
-//           registers and shared memory, written 16 per store.
+//           colwise: column_stream_kernel (sm90_quant_column_stream.cuh), one item per (group,
+//           64- or 128-column tile), each thread's rows copied into shared memory by cp.async up
+//           to three pieces ahead; groups of up to three pieces (768 rows at 64 columns) are read
+//           once, larger ones twice (the second read mostly from L2); codes transposed in
+//           registers, 8 rows of a column per store. column_tiles_kernel where it does not apply
+//           (unaligned input, N % 8 != 0).
 //           With groups of more than 2048 rows on average (G = 1 at K = 16640) each group is
 //           split into ~256-row parts: a key pass (atomicMax of integer keys into a G*N workspace)
 //           then a cast pass, each over (G+1)*S*tiles items; the input is read twice.
 // Bytes:    K_total*N*sizeof(in) read, the same count of codes + 4*G*(rows or cols) written.
 #include "quant.hpp"
+#include "sm90_quant_column_stream.cuh"
 #include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
@@ -96,11 +99,18 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
                                   std::uint32_t* scales, cudaStream_t stream) {
   require(K >= 0 && N >= 0, "x_k_n: negative shape (" + std::to_string(K) + ", " + std::to_string(N) + ")");
   require_groups(G, offs);
+  const bool out_vec = K % 8 == 0;
   if (G == 0 || K / G <= kSplitRows) {
-    // Groups of up to 256 rows are read once (registers), larger ones (up to kSplitRows on
-    // average) once from HBM and again from L2 for the cast.
-    quant::launch_column_tiles<64, 1, 32>(src, x, N, q, scales, false, K % 8 == 0, r, GroupColMap{K, N, G, offs},
-                                              G + 1, stream);
+    // Groups of up to two ~32 KB stages (256 rows of 64 columns, 128 of 128) are read once, larger
+    // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast. Small groups
+    // take 128-column tiles (two 128-row pieces), larger ones 64-column tiles.
+    const GroupColMap map{K, N, G, offs};
+    if (G > 0 && K / G < 192)
+      quant::launch_column_blocks<128, 1, 64, 32, TorchaoRowwisePow2Core>(
+          src, x, N, q, scales, false, out_vec, r, map, G + 1, stream);
+    else
+      quant::launch_column_blocks<64, 1, 64, 32, TorchaoRowwisePow2Core>(
+          src, x, N, q, scales, false, out_vec, r, map, G + 1, stream);
     return;
   }
   // Large groups: few (group, tile) items would leave SMs idle; split each group into S parts of
@@ -112,9 +122,9 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
   if (key_bytes == 0) return;
   OCTET_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&keys), key_bytes, stream));
   OCTET_CUDA_CHECK(cudaMemsetAsync(keys, 0, key_bytes, stream));
-  quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Store>(src, x, N, q, scales, false, K % 8 == 0, r, map,
+  quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Store>(src, x, N, q, scales, false, out_vec, r, map,
                                                                    (G + 1) * S, stream, keys);
-  quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Load>(src, x, N, q, scales, false, K % 8 == 0, r, map,
+  quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Load>(src, x, N, q, scales, false, out_vec, r, map,
                                                                   (G + 1) * S, stream, keys);
   OCTET_CUDA_CHECK(cudaFreeAsync(keys, stream));
 }

@@ -18,11 +18,12 @@
 // Kernels:  dim0: row_stream_kernel (sm90_quant_row_stream.cuh) over 32-column blocks, fixed-recipe
 //           scale code for torchao_mx_rceil / te_mxfp8 (sm90_fixed_core.hpp); where it does not
 //           apply, row_segments_kernel with two lanes per block holding two 16-byte chunks each.
-//           dim1: column_tiles_kernel, 32-row ranges x 256 columns per CTA item (8 thread rows of
-//           4 consecutive rows x 32 column chunks), each element read once, codes transposed in
-//           registers and shared memory into 16-code column runs.
-//           3d: column_tiles_kernel over the (E*N, K) rows, 32-row ranges; 32x1: 256-column tiles,
-//           32x32: 256-column tiles with one amax per 32 columns.
+//           dim1: column_stream_kernel (sm90_quant_column_stream.cuh), 32-row ranges x 512 columns
+//           per item, each thread's rows copied into shared memory by cp.async up to three items
+//           ahead, each element read once, codes transposed in registers (8 rows of a column per
+//           store); column_tiles_kernel (256-column tiles) where it does not apply.
+//           3d: the same kernels over the (E*N, K) rows, 32-row ranges; 32x1: one amax per column,
+//           32x32: one amax per 32 columns.
 //           2d: the dim0 launch and the dim1 launch (its scales stored (cols, rows/32) with strides
 //           (1, cols)); the input is read twice.
 //           blocked scales: the quantiser into a stream-ordered scratch of plain scales, then the
@@ -35,6 +36,7 @@
 #include "quant.hpp"
 #include "sm90_e8m0_scale_swizzle.hpp"
 #include "sm90_layout_device.hpp"
+#include "sm90_quant_column_stream.cuh"
 #include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
@@ -115,8 +117,8 @@ void launch_dim0(SourceType src, const void* x, std::int64_t M, std::int64_t K, 
 // Scale (k, b) at k*k_stride + b*b_stride.
 void launch_dim1(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
                  std::uint8_t* scales, std::int64_t k_stride, std::int64_t b_stride, cudaStream_t stream) {
-  quant::launch_column_tiles<256, 1, 16>(src, x, K, q, scales, true, M % 8 == 0, r, Dim1Map{M, k_stride, b_stride},
-                                            M / kMxBlock, stream);
+  quant::launch_column_blocks<512, 1, 256, 16, TorchaoMxRceilCore, TeMxfp8Core>(
+      src, x, K, q, scales, true, M % 8 == 0, r, Dim1Map{M, k_stride, b_stride}, M / kMxBlock, stream);
 }
 
 // ---- blocked scales of the 3D quantiser ---------------------------------------------------------
@@ -253,11 +255,11 @@ void mx_quantize_3d(SourceType src, const void* x, std::int64_t E, std::int64_t 
   check_3d(r, E, N, K, block32x32);
   const std::int64_t ranges = E * (N / kMxBlock);
   if (block32x32)
-    quant::launch_column_tiles<256, 32, 16>(src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K / kMxBlock, 5},
-                                            ranges, stream);
+    quant::launch_column_blocks<512, 32, 256, 16, TorchaoMxRceilCore>(
+        src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K / kMxBlock, 5}, ranges, stream);
   else
-    quant::launch_column_tiles<256, 1, 16>(src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K, 0}, ranges,
-                                              stream);
+    quant::launch_column_blocks<512, 1, 256, 16, TorchaoMxRceilCore>(
+        src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K, 0}, ranges, stream);
 }
 
 void mx_blocked_scales_2d(SourceType src, const void* x, std::int64_t M, std::int64_t K, bool block32x1,

@@ -444,48 +444,69 @@ struct StreamTuning {
   std::uint32_t stage_target = 32 * 1024;
   int stages = 2;
 };
+// The defaults, or the environment's overrides bytes_env / stages_env.
+inline StreamTuning read_stream_tuning(const char* bytes_env, const char* stages_env) {
+  StreamTuning v;
+  if (const char* e = std::getenv(bytes_env)) v.stage_target = std::uint32_t(std::atol(e));
+  if (const char* e = std::getenv(stages_env)) v.stages = std::atoi(e);
+  v.stage_target = std::max<std::uint32_t>(v.stage_target, 16);
+  v.stages = std::min(std::max(v.stages, 2), kStreamMaxStages);
+  return v;
+}
 inline StreamTuning stream_tuning() {
-  static const StreamTuning t = [] {
-    StreamTuning v;
-    if (const char* e = std::getenv("OCTET_CUDA_STREAM_STAGE_BYTES")) v.stage_target = std::uint32_t(std::atol(e));
-    if (const char* e = std::getenv("OCTET_CUDA_STREAM_STAGES")) v.stages = std::atoi(e);
-    v.stage_target = std::max<std::uint32_t>(v.stage_target, 16);
-    v.stages = std::min(std::max(v.stages, 2), kStreamMaxStages);
-    return v;
-  }();
+  static const StreamTuning t = read_stream_tuning("OCTET_CUDA_STREAM_STAGE_BYTES", "OCTET_CUDA_STREAM_STAGES");
   return t;
 }
 inline constexpr std::uint32_t kStreamMaxRowBytes = 48 * 1024;
 inline constexpr int kStreamMaxSlots = 2048;
 inline constexpr std::uint32_t kStreamMaxSharedBytes = 200 * 1024;  // under sm_90's 227 KB per CTA
 
-// One launch of row_stream_kernel<In, P, R, Map>. Its dynamic shared memory limit is raised once
-// to the largest size any launch asks for, and its resident CTAs per SM are cached per size (a
-// launch must not pay for attribute calls).
-template <class In, CastPath P, class R, class Map>
-void launch_row_stream(const void* x, std::uint8_t* q, void* scales, bool scale_bytes, const R& core,
-                       const CastBounds& bounds, const Map& map, const StreamShape& shape, std::uint32_t smem,
-                       const Device& d, cudaStream_t stream) {
-  auto* kernel = &row_stream_kernel<In, P, R, Map>;
+// Resident CTAs of kBlockThreads threads per SM of `Kernel` at `smem` bytes of dynamic shared memory. The
+// kernel's dynamic shared memory limit is raised once (kStreamMaxSharedBytes), and the answer is
+// cached per kernel and size: a launch must not pay for attribute calls. Per kernel, not per
+// launcher: the limit belongs to the function, which several launchers may share.
+template <auto Kernel, int kBlockThreads = kStreamThreads>
+int stream_ctas_per_sm(std::uint32_t smem) {
   static std::mutex mutex;
   static bool limit_set = false;
   static std::uint32_t occupancy_bytes = 0;
   static int cached_per_sm = 1;
-  int per_sm = 1;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (!limit_set) {
-      OCTET_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStreamMaxSharedBytes)));
-      limit_set = true;
-    }
-    if (smem != occupancy_bytes) {
-      OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_per_sm, kernel, kStreamThreads, smem));
-      cached_per_sm = std::max(cached_per_sm, 1);
-      occupancy_bytes = smem;
-    }
-    per_sm = cached_per_sm;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!limit_set) {
+    OCTET_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStreamMaxSharedBytes)));
+    limit_set = true;
   }
+  if (smem != occupancy_bytes) {
+    OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_per_sm, Kernel, kBlockThreads, smem));
+    cached_per_sm = std::max(cached_per_sm, 1);
+    occupancy_bytes = smem;
+  }
+  return cached_per_sm;
+}
+
+// Calls f(path, core) with the cast path as an integral_constant and the recipe's core: the first
+// of the FixedCore types Cores (sm90_fixed_core.hpp) that matches a recipe taking the e4m3 cvt,
+// otherwise the runtime RecipeCore.
+template <class... Cores, class F>
+void with_core(const RecipeCore& core, CastPath path, F&& f) {
+  bool done = false;
+  const auto try_fixed = [&](auto fixed) {
+    using Core = decltype(fixed);
+    if (done || path != CastPath::CvtE4m3 || !Core::matches(core)) return;
+    f(std::integral_constant<CastPath, CastPath::CvtE4m3>{}, Core::of(core));
+    done = true;
+  };
+  (try_fixed(Cores{}), ...);
+  if (!done) with_path(path, [&](auto p) { f(p, core); });
+}
+
+// One launch of row_stream_kernel<In, P, R, Map>.
+template <class In, CastPath P, class R, class Map>
+void launch_row_stream(const void* x, std::uint8_t* q, void* scales, bool scale_bytes, const R& core,
+                       const CastBounds& bounds, const Map& map, const StreamShape& shape, std::uint32_t smem,
+                       const Device& d, cudaStream_t stream) {
+  constexpr auto kernel = &row_stream_kernel<In, P, R, Map>;
+  const int per_sm = stream_ctas_per_sm<kernel>(smem);
   kernel<<<grid_for(per_sm, shape.items, d), kStreamThreads, smem, stream>>>(static_cast<const In*>(x), q, scales,
                                                                               scale_bytes, core, bounds, map, shape);
   OCTET_CUDA_CHECK(cudaGetLastError());
@@ -533,18 +554,8 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   const CastPath path = cast_path(r, d);
   with_source(src, [&](auto in) {
     using In = decltype(in);
-    bool done = false;
-    const auto try_fixed = [&](auto fixed) {
-      using Core = decltype(fixed);
-      if (done || path != CastPath::CvtE4m3 || !Core::matches(core)) return;
-      launch_row_stream<In, CastPath::CvtE4m3>(x, q, scales, scale_bytes, Core::of(core), bounds, map, shape,
-                                               lay.total, d, stream);
-      done = true;
-    };
-    (try_fixed(Cores{}), ...);
-    if (done) return;
-    with_path(path, [&](auto p) {
-      launch_row_stream<In, decltype(p)::value>(x, q, scales, scale_bytes, core, bounds, map, shape, lay.total, d,
+    with_core<Cores...>(core, path, [&](auto p, const auto& rc) {
+      launch_row_stream<In, decltype(p)::value>(x, q, scales, scale_bytes, rc, bounds, map, shape, lay.total, d,
                                                 stream);
     });
   });

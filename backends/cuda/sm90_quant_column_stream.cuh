@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The octet authors
+//
+// sm90_quant_column_stream.cuh — the column quantisers' streaming kernel: a scale block runs
+// down a column (or kAmaxCols adjacent columns) over a range of rows; every thread copies its
+// own chunks of the (range, column tile) items ahead into shared memory with cp.async (PTX ISA
+// 7.0, sm_80: 16-byte asynchronous copies in per-thread commit groups), `stages` items ahead of
+// the reduction and cast. The arithmetic is the shared core's (sm90_quant_common.cuh: integer
+// amax keys, block_cast, quantize_chunk), so the bytes equal column_tiles_kernel's.
+//
+// Used by the quantisers whose scale blocks are row ranges of a column and whose codes are
+// column-major: per-group colwise (and its dual form) with groups of up to 2048 rows on average,
+// 1x128 act rhs / transposed lhs and their token-grouped forms, 128x128 weights (rhs, grouped rhs),
+// MX dim1, MX 3D (32x1 and 32x32). The map is column_tiles_kernel's (RowRange range(i),
+// scale_index(i, col), out_offset(row, col)); the codes of a column are contiguous inside a range
+// (out_offset(row + 1, col) = out_offset(row, col) + 1), written 8 rows per 8-byte store.
+//
+// Why: column_tiles_kernel loads a range into registers, waits, reduces, waits at two barriers and
+// casts; the next item's loads start only when it is done (H100, % of copy bandwidth: 128-row
+// blocks 55-58%, per-group colwise 27-35%, MX dim1 38%). Here the copies of the next `stages` - 1
+// pieces are in flight while a thread works on the current one. Each thread reads back only what
+// it copied itself, so a copy needs no barrier before its use, nor its stage one before refill.
+// (A first version with one cp.async.bulk per row piece of the tile, issued by one warp and
+// completed on mbarriers, reached 42-59% on the same shapes: many 128-256 byte bulk copies.)
+//
+// Work split (256 threads, T = kTileCols columns per item): thread t owns the 8-column chunk
+// cx = t / L of the tile and the 8-row blocks b = t % L + L*u (u < units) of every piece, with
+// L = 2048 / T row lanes (the 32 lanes of a warp cover 32 / L chunks). A piece is units * 8 * L
+// rows. Per piece a thread folds its blocks into per-column keys (registers); after the last
+// piece the lanes of a chunk combine by shuffles; one thread per column computes block_cast; then
+// each thread casts its blocks, transposes each 8x8 block of codes in registers (8 byte permutes
+// per 4x4 quarter) and stores 8 codes of a column per store.
+//
+// Ranges: the pieces of an item start at the range's first row rounded down to a multiple of 8
+// (rows outside the range are neither copied nor stored). An item of at most `stages` pieces is
+// read once (kept in shared memory from the key pass to the cast); a longer one is streamed
+// twice (the second time mostly from L2). Blocks split over several CTAs (KeyMode::Store / Load)
+// and row-major codes (row_major_blocks_kernel) stay on the older kernels: on those the stream
+// kernel measured no faster (H100: per-group G=1 24% vs 27%, DeepGEMM per-block 51% vs 58%).
+#pragma once
+
+#include "sm90_quant_row_stream.cuh"
+
+namespace octet::cuda::quant {
+
+inline constexpr int kColumnMaxUnits = 4;  // 8-row blocks per thread and piece
+
+// The launch's geometry (computed by launch_column_stream).
+struct ColumnStreamShape {
+  std::int64_t items = 0;        // ranges * col_tiles
+  std::int64_t col_tiles = 0;
+  int piece_rows = 0;            // units * 8 * row lanes
+  int units = 1;                 // 8-row blocks per thread and piece (<= kColumnMaxUnits)
+  int stages = 2;
+  std::uint32_t stage_bytes = 0; // piece_rows * kTileCols * sizeof(In)
+};
+
+// The shared memory of one CTA: the stages, then the per-column keys, scales and flags.
+struct ColumnStreamLayout {
+  std::uint32_t keys = 0, alls = 0, scales = 0, fast = 0, total = 0;
+  __host__ __device__ ColumnStreamLayout(int stage_count, std::uint32_t stage_bytes, int tile_cols) {
+    keys = StreamLayout::align(std::uint32_t(stage_count) * stage_bytes, 16);
+    alls = keys + 4u * std::uint32_t(tile_cols);
+    scales = StreamLayout::align(alls + 4u * std::uint32_t(tile_cols), 16);
+    fast = scales + std::uint32_t(sizeof(BlockScale)) * std::uint32_t(tile_cols);
+    total = StreamLayout::align(fast + std::uint32_t(tile_cols), 16);
+  }
+};
+
+// What a CTA does for one item: its range and tile, the first row of its pieces, the piece count
+// and the loads (pieces, or twice the pieces when the item is streamed twice).
+struct ColumnItem {
+  RowRange rr;
+  std::int64_t range_id = 0, tile = 0, base = 0;
+  int pieces = 0, loads = 0;
+};
+
+// 4x4 bytes: byte j of a0..a3 into bytes 0..3 of c[j] (8 byte permutes).
+__device__ __forceinline__ void transpose_4x4(std::uint32_t a0, std::uint32_t a1, std::uint32_t a2, std::uint32_t a3,
+                                              std::uint32_t (&c)[4]) {
+  const std::uint32_t t0 = __byte_perm(a0, a1, 0x5140), t1 = __byte_perm(a0, a1, 0x7362);
+  const std::uint32_t t2 = __byte_perm(a2, a3, 0x5140), t3 = __byte_perm(a2, a3, 0x7362);
+  c[0] = __byte_perm(t0, t2, 0x5410);
+  c[1] = __byte_perm(t0, t2, 0x7632);
+  c[2] = __byte_perm(t1, t3, 0x5410);
+  c[3] = __byte_perm(t1, t3, 0x7632);
+}
+
+// Columns 4h .. 4h + 3 of an 8x8 block of codes (row i's codes in rows[i], column j in byte j % 4
+// of .x (j < 4) or .y): cols[j] holds column 4h + j, row i in byte i % 4 of .x (i < 4) or .y.
+template <int kHalf>
+__device__ __forceinline__ void transpose_8x4(const uint2 (&rows)[8], uint2 (&cols)[4]) {
+  const auto w = [&](int i) { return kHalf == 0 ? rows[i].x : rows[i].y; };
+  std::uint32_t lo[4], hi[4];
+  transpose_4x4(w(0), w(1), w(2), w(3), lo);
+  transpose_4x4(w(4), w(5), w(6), w(7), hi);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) cols[j] = make_uint2(lo[j], hi[j]);
+}
+
+// The codes of rows row_b .. row_b + 7 of column `col` (row i in byte i % 4 of v.x / v.y) that lie
+// in [r0, r1), one byte at a time: the edges of a range, or unaligned columns. Out of line and by
+// value (rare; inlined it would hold registers in the hot loop).
+template <class Map>
+__device__ __noinline__ void store_column_bytes(std::uint8_t* q, Map map, std::int64_t row_b, std::int64_t col,
+                                                std::int64_t r0, std::int64_t r1, uint2 v) {
+  for (int i = 0; i < 8; ++i) {
+    const std::int64_t row = row_b + i;
+    if (row >= r0 && row < r1) q[map.out_offset(row, col)] = std::uint8_t((i < 4 ? v.x : v.y) >> (8 * (i % 4)));
+  }
+}
+
+// Combines two key accumulators (sm90_quant_common.cuh) of the same columns: both hold
+// magnitudes that order as unsigned integers (bf16: per half; NaN-dropping keys hold no NaN).
+template <class In>
+__device__ __forceinline__ std::uint32_t combine_keys(std::uint32_t a, std::uint32_t b) {
+  if constexpr (kIsBf16<In>) return __vmaxu2(a, b);
+  else return max(a, b);
+}
+
+// cp.async (PTX ISA 7.0, sm_80): 16 bytes from global to shared memory, this thread's copies
+// tracked in commit groups; wait_group N returns when at most N of its groups are pending.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_address(dst)), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+// Waits until at most `pending` (0 .. kStreamMaxStages - 1) of this thread's groups are pending.
+__device__ __forceinline__ void cp_async_wait(int pending) {
+  switch (pending) {
+    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
+    case 7: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
+    default: break;
+  }
+}
+
+// Two CTAs per SM (at most 128 registers per thread), each with `stages` (3) ~32 KB stages.
+template <class In, CastPath P, class R, int kTileCols, int kAmaxCols, class Map>
+__global__ void __launch_bounds__(kStreamThreads, 2)
+    column_stream_kernel(const In* __restrict__ x, std::int64_t cols, std::uint8_t* __restrict__ q,
+                         void* __restrict__ scales, bool scale_bytes, R r, CastBounds bounds, Map map,
+                         ColumnStreamShape shape, bool out_vec) {
+  static_assert(kTileCols >= 64 && kTileCols <= 2048 && (kTileCols & (kTileCols - 1)) == 0,
+                "a power-of-two tile of 64..2048 columns: at most 32 row lanes per chunk");
+  static_assert(kAmaxCols >= 1 && kTileCols % kAmaxCols == 0, "whole blocks per tile");
+  constexpr int kLanes = kStreamThreads * kChunk / kTileCols;  // row lanes per chunk (<= 32)
+  constexpr int kWords = RawChunk<In>::kWords;
+  constexpr int kVecs = kWords / 4;  // 16-byte pieces per chunk
+  extern __shared__ __align__(128) unsigned char smem[];
+  const int S = shape.stages;
+  const ColumnStreamLayout lay(S, shape.stage_bytes, kTileCols);
+  std::uint32_t* skeys = reinterpret_cast<std::uint32_t*>(smem + lay.keys);
+  std::uint32_t* salls = reinterpret_cast<std::uint32_t*>(smem + lay.alls);
+  BlockScale* sscale = reinterpret_cast<BlockScale*>(smem + lay.scales);
+  std::uint8_t* sfast = smem + lay.fast;
+  const int tid = int(threadIdx.x);
+  const int cx = tid / kLanes, rl = tid % kLanes;
+  const std::int64_t piece_rows = shape.piece_rows;
+  const bool drop_nan = r.amax_nan == AmaxNan::Drop;
+
+  // Item j of this CTA (the host keeps items < 2^31: 32-bit division).
+  const auto step_of = [&](int j) { return int(blockIdx.x) + j * int(gridDim.x); };
+  const auto item_of = [&](int j) {
+    ColumnItem it;
+    const int step = step_of(j);
+    const std::uint32_t item = std::uint32_t(step);
+    const std::uint32_t range_id = item / std::uint32_t(shape.col_tiles);
+    it.range_id = range_id;
+    it.tile = item - range_id * std::uint32_t(shape.col_tiles);
+    it.rr = map.range(it.range_id);
+    it.base = it.rr.r0 & ~std::int64_t(7);
+    const bool reads = it.rr.r1 > it.rr.r0 && !it.rr.zero_fill;
+    const std::int64_t rows = it.rr.r1 - it.base;  // 32-bit division where it fits
+    it.pieces = !reads ? 0
+                : rows < (std::int64_t(1) << 31) - piece_rows
+                    ? int((std::uint32_t(rows) + std::uint32_t(piece_rows) - 1) / std::uint32_t(piece_rows))
+                    : int((rows + piece_rows - 1) / piece_rows);
+    it.loads = it.pieces > S ? 2 * it.pieces : it.pieces;
+    return it;
+  };
+  // This thread's slots in the stage of load L: the 16-byte piece v of row i of its u-th block at
+  // thread_stage(L) + (u*8 + i)*kRowBytes + v*kVecBytes: consecutive threads at consecutive
+  // addresses (no bank conflicts), and only this thread reads what it copied there (no barrier
+  // between a copy and its use).
+  constexpr std::uint32_t kVecBytes = kStreamThreads * 16u;
+  constexpr std::uint32_t kRowBytes = kVecs * kVecBytes;
+  const auto thread_stage = [&](int L) {
+    return smem + std::uint32_t(L % S) * shape.stage_bytes + std::uint32_t(tid) * 16u;
+  };
+  const auto slot_chunk = [&](const unsigned char* block, int i) {
+    RawChunk<In> c;
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      const uint4 t = *reinterpret_cast<const uint4*>(block + std::uint32_t(i) * kRowBytes + std::uint32_t(v) * kVecBytes);
+      c.w[4 * v + 0] = t.x;
+      c.w[4 * v + 1] = t.y;
+      c.w[4 * v + 2] = t.z;
+      c.w[4 * v + 3] = t.w;
+    }
+    return c;
+  };
+
+  // The copies: every thread walks the CTA's loads in order (the same for all threads) and copies
+  // its own chunks of each, `stages` loads ahead of its use; one commit group per load (an empty
+  // group past the last load keeps the count).
+  int pj = 0, pk = 0, pL = 0;  // next load: load pk of item pj, the CTA's load pL
+  const auto issue_next = [&] {
+    for (; step_of(pj) < shape.items; ++pj, pk = 0) {
+      const ColumnItem it = item_of(pj);
+      if (pk >= it.loads) continue;
+      const std::int64_t prow0 = it.base + std::int64_t(pk % it.pieces) * piece_rows;
+      const std::int64_t c0 = it.tile * kTileCols + cx * kChunk;
+      if (c0 < cols) {
+        unsigned char* stage = thread_stage(pL);
+#pragma unroll 1
+        for (int u = 0; u < shape.units; ++u) {
+          const std::int64_t row_b = prow0 + std::int64_t(rl + u * kLanes) * 8;
+          // Rows i_lo .. i_hi - 1 of the block lie in the range.
+          const std::int64_t lo = it.rr.r0 - row_b, hi = it.rr.r1 - row_b;
+          const int i_lo = lo > 0 ? (lo < 8 ? int(lo) : 8) : 0, i_hi = hi < 8 ? (hi > 0 ? int(hi) : 0) : 8;
+          const In* src = x + row_b * cols + c0;
+          unsigned char* block = stage + std::uint32_t(u) * 8u * kRowBytes;
+#pragma unroll
+          for (int i = 0; i < 8; ++i) {
+            if (i >= i_lo && i < i_hi) {
+#pragma unroll
+              for (int v = 0; v < kVecs; ++v)
+                cp_async_16(block + std::uint32_t(i) * kRowBytes + std::uint32_t(v) * kVecBytes,
+                            src + std::int64_t(i) * cols + v * int(16 / sizeof(In)));
+            }
+          }
+        }
+      }
+      ++pk;
+      ++pL;
+      break;
+    }
+    cp_async_commit();
+  };
+  for (int s = 0; s < S; ++s) issue_next();
+  int committed = S;  // commit groups so far: loads 0 .. committed - 1 (or empty)
+  const auto wait_load = [&](int L) { cp_async_wait(committed - 1 - L); };
+  // This thread is done with the stage of its oldest unreleased load: refill it.
+  const auto release = [&] {
+    issue_next();
+    ++committed;
+  };
+
+  int Lc = 0;  // this CTA's next load to consume
+  for (int j = 0; step_of(j) < shape.items; ++j) {
+    const ColumnItem it = item_of(j);
+    const RowRange rr = it.rr;
+    const std::int64_t c0 = it.tile * kTileCols + cx * kChunk;
+    const bool col_ok = c0 < cols;  // cols % 8 == 0: a chunk is whole or absent
+
+    // The codes of an 8-row block starting at row_b (rows outside the range are not stored).
+    const auto store_block = [&](std::int64_t row_b, const uint2 (&codes)[8]) {
+      const bool full_rows = row_b >= rr.r0 && row_b + 8 <= rr.r1;
+      // Four columns at a time (fewer live registers).
+      const auto store_half = [&](auto half) {
+        constexpr int kHalf = decltype(half)::value;
+        uint2 colv[4];
+        transpose_8x4<kHalf>(codes, colv);
+#pragma unroll
+        for (int jh = 0; jh < 4; ++jh) {
+          const int jc = 4 * kHalf + jh;
+          std::uint8_t* dst = q + map.out_offset(row_b, c0 + jc);
+          if (full_rows && out_vec && reinterpret_cast<std::uintptr_t>(dst) % 8 == 0) {
+            *reinterpret_cast<uint2*>(dst) = colv[jh];
+            continue;
+          }
+          store_column_bytes(q, map, row_b, c0 + jc, rr.r0, rr.r1, colv[jh]);
+        }
+      };
+      store_half(std::integral_constant<int, 0>{});
+      store_half(std::integral_constant<int, 1>{});
+    };
+
+    if (rr.zero_fill) {
+      // Rows of no group: codes 0x00, nothing read, no scale.
+      if (!col_ok) continue;
+      const uint2 zeros[8] = {};
+      for (std::int64_t row_b = it.base + std::int64_t(rl) * 8; row_b < rr.r1; row_b += 8 * kLanes) store_block(row_b, zeros);
+      continue;
+    }
+
+    // Pass 1: per-column keys of this thread's blocks, over every piece.
+    {
+      const bool twice = it.loads > it.pieces;
+      const auto reduce = [&](auto drop) {
+        constexpr bool kDrop = decltype(drop)::value;
+        std::uint32_t acc[kWords], acc_all[kWords];
+#pragma unroll
+        for (int k = 0; k < kWords; ++k) acc[k] = acc_all[k] = 0u;
+        for (int p = 0; p < it.pieces; ++p) {
+          const int L = Lc + p;
+          wait_load(L);
+          const unsigned char* stage = thread_stage(L);
+          const std::int64_t prow0 = it.base + p * piece_rows;
+#pragma unroll 1
+          for (int u = 0; u < shape.units; ++u) {
+            const std::int64_t row_b = prow0 + std::int64_t(rl + u * kLanes) * 8;
+            if (!col_ok || row_b >= rr.r1 || row_b + 8 <= rr.r0) continue;
+            const bool full_rows = row_b >= rr.r0 && row_b + 8 <= rr.r1;
+            const unsigned char* block = stage + std::uint32_t(u) * 8u * kRowBytes;
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+              if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
+              const RawChunk<In> raw = slot_chunk(block, i);
+#pragma unroll
+              for (int k = 0; k < kWords; ++k) {
+                acc[k] = key_word<In, kDrop>(acc[k], raw.w[k]);
+                if constexpr (kDrop) acc_all[k] = key_word<In, false>(acc_all[k], raw.w[k]);
+              }
+            }
+          }
+          if (twice) release();
+        }
+        // The row lanes of a chunk are kLanes neighbouring lanes of one warp.
+#pragma unroll
+        for (int o = kLanes / 2; o > 0; o /= 2)
+#pragma unroll
+          for (int k = 0; k < kWords; ++k) {
+            acc[k] = combine_keys<In>(acc[k], __shfl_xor_sync(0xFFFFFFFFu, acc[k], o));
+            if constexpr (kDrop) acc_all[k] = combine_keys<In>(acc_all[k], __shfl_xor_sync(0xFFFFFFFFu, acc_all[k], o));
+          }
+        if (rl == 0) {
+#pragma unroll
+          for (int jc = 0; jc < kChunk; ++jc) {
+            const std::uint32_t k = kIsBf16<In> ? key_bits<In>(acc[jc / 2], jc % 2) : acc[jc % kWords];
+            const std::uint32_t a = kIsBf16<In> ? key_bits<In>((kDrop ? acc_all : acc)[jc / 2], jc % 2)
+                                                : (kDrop ? acc_all : acc)[jc % kWords];
+            skeys[cx * kChunk + jc] = k;
+            salls[cx * kChunk + jc] = a;
+          }
+        }
+      };
+      if (drop_nan) reduce(std::true_type{});
+      else reduce(std::false_type{});
+      __syncthreads();
+    }
+
+    // The casts, one thread per column.
+    for (int c = tid; c < kTileCols; c += kStreamThreads) {
+      const std::int64_t col = it.tile * kTileCols + c;
+      std::uint32_t k = skeys[c], a = salls[c];
+      if constexpr (kAmaxCols > 1) {
+        // The block of this column; columns past `cols` hold key 0, which cannot change the maximum.
+        const int b0 = c / kAmaxCols * kAmaxCols;
+        for (int cb = b0; cb < b0 + kAmaxCols; ++cb) {
+          k = max(k, skeys[cb]);
+          a = max(a, salls[cb]);
+        }
+      }
+      const BlockCast bc = block_cast<P>(r, bounds, k, a);
+      sscale[c] = bc.scale;
+      sfast[c] = bc.fast ? 1 : 0;
+      if (col < cols && c % kAmaxCols == 0 && rr.writes_scale)
+        store_scale(scales, map.scale_index(it.range_id, col), scale_bytes, bc.scale.stored);
+    }
+    __syncthreads();
+
+    // Pass 2: cast, transpose, store.
+    float enc[kChunk];
+    bool fast = true;
+#pragma unroll
+    for (int jc = 0; jc < kChunk; ++jc) {
+      enc[jc] = sscale[cx * kChunk + jc].encode;
+      fast = fast && sfast[cx * kChunk + jc] != 0;
+    }
+    const auto enc_of = [&](int jc) { return enc[jc]; };
+    const auto scale_of = [&](int jc) -> const BlockScale& { return sscale[cx * kChunk + jc]; };
+    const int cast_L0 = Lc + (it.loads > it.pieces ? it.pieces : 0);
+    for (int p = 0; p < it.pieces; ++p) {
+      const int L = cast_L0 + p;
+      if (it.loads > it.pieces) wait_load(L);
+      const unsigned char* stage = thread_stage(L);
+      const std::int64_t prow0 = it.base + p * piece_rows;
+#pragma unroll 1
+      for (int u = 0; u < shape.units; ++u) {
+        const std::int64_t row_b = prow0 + std::int64_t(rl + u * kLanes) * 8;
+        if (!col_ok || row_b >= rr.r1 || row_b + 8 <= rr.r0) continue;
+        const bool full_rows = row_b >= rr.r0 && row_b + 8 <= rr.r1;
+        const unsigned char* block = stage + std::uint32_t(u) * 8u * kRowBytes;
+        uint2 codes[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          codes[i] = make_uint2(0u, 0u);
+          if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
+          codes[i] = quantize_chunk<P>(r, bounds, fast, enc_of, scale_of, slot_chunk(block, i).unpack());
+        }
+        store_block(row_b, codes);
+      }
+      release();
+    }
+    // sscale, sfast and skeys are rewritten by the next item after its first barrier.
+    Lc += it.loads;
+  }
+  cp_async_wait(0);  // no copy may outlive the CTA
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side.
+
+// ~32 KB stages, three of them (two CTAs per SM); OCTET_CUDA_COLUMN_STAGE_BYTES and
+// OCTET_CUDA_COLUMN_STAGES override them, for tuning sweeps (the bytes of every result unchanged).
+inline StreamTuning column_tuning() {
+  static const StreamTuning t = [] {
+    StreamTuning v = read_stream_tuning("OCTET_CUDA_COLUMN_STAGE_BYTES", "OCTET_CUDA_COLUMN_STAGES");
+    if (std::getenv("OCTET_CUDA_COLUMN_STAGES") == nullptr) v.stages = 3;
+    return v;
+  }();
+  return t;
+}
+
+// Launches column_stream_kernel over `ranges` row ranges of a row-major (rows, cols) input, with
+// kTileCols columns per item; returns false (nothing launched) where it does not apply: before
+// sm_90, cols % 8 != 0, an input that is not 16-byte aligned, more than 2^31 - 1 items, or stages
+// beyond the shared memory. Cores as launch_row_blocks.
+template <int kTileCols, int kAmaxCols, class... Cores, class Map>
+bool launch_column_stream(SourceType src, const void* x, std::int64_t cols, std::uint8_t* q, void* scales,
+                          bool scale_bytes, bool out_vec, const Recipe& r, const Map& map, std::int64_t ranges,
+                          cudaStream_t stream) {
+  const Device d = device();
+  const std::int64_t in_bytes = src == SourceType::fp32 ? 4 : 2;
+  if (d.cc < 90 || cols % kChunk != 0 || !aligned(x, 16)) return false;
+  ColumnStreamShape shape;
+  shape.col_tiles = (cols + kTileCols - 1) / kTileCols;
+  shape.items = ranges * shape.col_tiles;
+  if (shape.items == 0) return true;
+  if (shape.items > std::numeric_limits<std::int32_t>::max()) return false;  // 32-bit item arithmetic
+  constexpr int kLanes = kStreamThreads * kChunk / kTileCols;
+  const StreamTuning tuning = column_tuning();
+  // A piece: `units` 8-row blocks per thread, one 16-byte copy per 8 bf16 (two per 8 fp32).
+  const std::uint32_t round_bytes = std::uint32_t(kStreamThreads) * 8u * std::uint32_t(kChunk * in_bytes);
+  shape.units = int(std::clamp<std::uint32_t>(tuning.stage_target / round_bytes, 1, kColumnMaxUnits));
+  shape.piece_rows = shape.units * 8 * kLanes;
+  shape.stage_bytes = std::uint32_t(shape.units) * round_bytes;
+  shape.stages = tuning.stages;
+  const ColumnStreamLayout lay(shape.stages, shape.stage_bytes, kTileCols);
+  if (lay.total > kStreamMaxSharedBytes) return false;
+  const RecipeCore core = make_core(r);
+  const CastBounds bounds = cast_bounds(r);
+  with_source(src, [&](auto in) {
+    using In = decltype(in);
+    with_core<Cores...>(core, cast_path(r, d), [&](auto p, const auto& rc) {
+      using R = std::decay_t<decltype(rc)>;
+      constexpr auto kernel = &column_stream_kernel<In, decltype(p)::value, R, kTileCols, kAmaxCols, Map>;
+      const int per_sm = stream_ctas_per_sm<kernel>(lay.total);
+      kernel<<<grid_for(per_sm, shape.items, d), kStreamThreads, lay.total, stream>>>(
+          static_cast<const In*>(x), cols, q, scales, scale_bytes, rc, bounds, map, shape, out_vec);
+      OCTET_CUDA_CHECK(cudaGetLastError());
+    });
+  });
+  return true;
+}
+
+// column_stream_kernel with kTileCols columns per item where it applies, else column_tiles_kernel
+// with kTilesCols / kCacheWords (sm90_quant_common.cuh) over the same map.
+template <int kTileCols, int kAmaxCols, int kTilesCols, int kCacheWords, class... Cores, class Map>
+void launch_column_blocks(SourceType src, const void* x, std::int64_t cols, std::uint8_t* q, void* scales,
+                          bool scale_bytes, bool out_vec, const Recipe& r, const Map& map, std::int64_t ranges,
+                          cudaStream_t stream) {
+  if (launch_column_stream<kTileCols, kAmaxCols, Cores...>(src, x, cols, q, scales, scale_bytes, out_vec, r, map,
+                                                           ranges, stream))
+    return;
+  launch_column_tiles<kTilesCols, kAmaxCols, kCacheWords>(src, x, cols, q, scales, scale_bytes, out_vec, r, map, ranges,
+                                                          stream);
+}
+
+}  // namespace octet::cuda::quant
