@@ -110,6 +110,17 @@ __device__ __noinline__ void store_column_bytes(std::uint8_t* q, Map map, std::i
   }
 }
 
+// Column jc (0..7, a run-time index: selects, not an indexed register array) of an 8-column key
+// accumulator (sm90_quant_common.cuh: bf16 two columns per word, fp32 one).
+template <class In, int kWords>
+__device__ __forceinline__ std::uint32_t column_key(const std::uint32_t (&acc)[kWords], int jc) {
+  const int word = kIsBf16<In> ? jc / 2 : jc;
+  std::uint32_t w = acc[0];
+#pragma unroll
+  for (int k = 1; k < kWords; ++k) w = word == k ? acc[k] : w;
+  return kIsBf16<In> ? key_bits<In>(w, jc % 2) : w;
+}
+
 // Combines two key accumulators (sm90_quant_common.cuh) of the same columns: both hold
 // magnitudes that order as unsigned integers (bf16: per half; NaN-dropping keys hold no NaN).
 template <class In>
@@ -281,6 +292,19 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
       store_half(std::integral_constant<int, 1>{});
     };
 
+    // f(row_b, block, full_rows) for each of this thread's 8-row blocks of piece p (in the stage of
+    // load L) that holds rows of the range: its first row, its slots, whether all 8 rows are in.
+    const auto for_each_block = [&](int L, int p, auto&& f) {
+      const unsigned char* stage = thread_stage(L);
+      const std::int64_t prow0 = it.base + p * piece_rows;
+#pragma unroll 1
+      for (int u = 0; u < shape.units; ++u) {
+        const std::int64_t row_b = prow0 + std::int64_t(rl + u * kLanes) * 8;
+        if (!col_ok || row_b >= rr.r1 || row_b + 8 <= rr.r0) continue;
+        f(row_b, stage + std::uint32_t(u) * 8u * kRowBytes, row_b >= rr.r0 && row_b + 8 <= rr.r1);
+      }
+    };
+
     if (rr.zero_fill) {
       // Rows of no group: codes 0x00, nothing read, no scale.
       if (!col_ok) continue;
@@ -300,14 +324,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
         for (int p = 0; p < it.pieces; ++p) {
           const int L = Lc + p;
           wait_load(L);
-          const unsigned char* stage = thread_stage(L);
-          const std::int64_t prow0 = it.base + p * piece_rows;
-#pragma unroll 1
-          for (int u = 0; u < shape.units; ++u) {
-            const std::int64_t row_b = prow0 + std::int64_t(rl + u * kLanes) * 8;
-            if (!col_ok || row_b >= rr.r1 || row_b + 8 <= rr.r0) continue;
-            const bool full_rows = row_b >= rr.r0 && row_b + 8 <= rr.r1;
-            const unsigned char* block = stage + std::uint32_t(u) * 8u * kRowBytes;
+          for_each_block(L, p, [&](std::int64_t row_b, const unsigned char* block, bool full_rows) {
 #pragma unroll
             for (int i = 0; i < 8; ++i) {
               if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
@@ -318,7 +335,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
                 if constexpr (kDrop) acc_all[k] = key_word<In, false>(acc_all[k], raw.w[k]);
               }
             }
-          }
+          });
           if (twice) release();
         }
         // The row lanes of a chunk are kLanes neighbouring lanes of one warp.
@@ -329,41 +346,55 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
             acc[k] = combine_keys<In>(acc[k], __shfl_xor_sync(0xFFFFFFFFu, acc[k], o));
             if constexpr (kDrop) acc_all[k] = combine_keys<In>(acc_all[k], __shfl_xor_sync(0xFFFFFFFFu, acc_all[k], o));
           }
-        if (rl == 0) {
+        if constexpr (kAmaxCols == 1) {
+          // Every lane of the chunk holds its eight column keys: lane rl computes the casts of
+          // columns rl, rl + L, ... of the chunk, which only this warp reads (no CTA barrier).
+          __syncwarp();  // this warp's casts of the previous item are done with sscale
+#pragma unroll
+          for (int t = 0; t < (kChunk + kLanes - 1) / kLanes; ++t) {
+            const int jc = rl + t * kLanes;
+            if (jc >= kChunk) continue;
+            const BlockCast bc = block_cast<P>(r, bounds, column_key<In>(acc, jc),
+                                               column_key<In>(kDrop ? acc_all : acc, jc));
+            sscale[cx * kChunk + jc] = bc.scale;
+            sfast[cx * kChunk + jc] = bc.fast ? 1 : 0;
+            if (col_ok && rr.writes_scale)
+              store_scale(scales, map.scale_index(it.range_id, c0 + jc), scale_bytes, bc.scale.stored);
+          }
+          __syncwarp();
+        } else if (rl == 0) {
 #pragma unroll
           for (int jc = 0; jc < kChunk; ++jc) {
-            const std::uint32_t k = kIsBf16<In> ? key_bits<In>(acc[jc / 2], jc % 2) : acc[jc % kWords];
-            const std::uint32_t a = kIsBf16<In> ? key_bits<In>((kDrop ? acc_all : acc)[jc / 2], jc % 2)
-                                                : (kDrop ? acc_all : acc)[jc % kWords];
-            skeys[cx * kChunk + jc] = k;
-            salls[cx * kChunk + jc] = a;
+            skeys[cx * kChunk + jc] = column_key<In>(acc, jc);
+            salls[cx * kChunk + jc] = column_key<In>(kDrop ? acc_all : acc, jc);
           }
         }
       };
       if (drop_nan) reduce(std::true_type{});
       else reduce(std::false_type{});
-      __syncthreads();
     }
 
-    // The casts, one thread per column.
-    for (int c = tid; c < kTileCols; c += kStreamThreads) {
-      const std::int64_t col = it.tile * kTileCols + c;
-      std::uint32_t k = skeys[c], a = salls[c];
-      if constexpr (kAmaxCols > 1) {
+    // Blocks of several chunks (kAmaxCols > 1, other warps' columns): the keys through shared
+    // memory, one thread per column, between two CTA barriers.
+    if constexpr (kAmaxCols > 1) {
+      __syncthreads();
+      for (int c = tid; c < kTileCols; c += kStreamThreads) {
+        const std::int64_t col = it.tile * kTileCols + c;
         // The block of this column; columns past `cols` hold key 0, which cannot change the maximum.
+        std::uint32_t k = 0, a = 0;
         const int b0 = c / kAmaxCols * kAmaxCols;
         for (int cb = b0; cb < b0 + kAmaxCols; ++cb) {
           k = max(k, skeys[cb]);
           a = max(a, salls[cb]);
         }
+        const BlockCast bc = block_cast<P>(r, bounds, k, a);
+        sscale[c] = bc.scale;
+        sfast[c] = bc.fast ? 1 : 0;
+        if (col < cols && c % kAmaxCols == 0 && rr.writes_scale)
+          store_scale(scales, map.scale_index(it.range_id, col), scale_bytes, bc.scale.stored);
       }
-      const BlockCast bc = block_cast<P>(r, bounds, k, a);
-      sscale[c] = bc.scale;
-      sfast[c] = bc.fast ? 1 : 0;
-      if (col < cols && c % kAmaxCols == 0 && rr.writes_scale)
-        store_scale(scales, map.scale_index(it.range_id, col), scale_bytes, bc.scale.stored);
+      __syncthreads();
     }
-    __syncthreads();
 
     // Pass 2: cast, transpose, store.
     float enc[kChunk];
@@ -379,14 +410,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     for (int p = 0; p < it.pieces; ++p) {
       const int L = cast_L0 + p;
       if (it.loads > it.pieces) wait_load(L);
-      const unsigned char* stage = thread_stage(L);
-      const std::int64_t prow0 = it.base + p * piece_rows;
-#pragma unroll 1
-      for (int u = 0; u < shape.units; ++u) {
-        const std::int64_t row_b = prow0 + std::int64_t(rl + u * kLanes) * 8;
-        if (!col_ok || row_b >= rr.r1 || row_b + 8 <= rr.r0) continue;
-        const bool full_rows = row_b >= rr.r0 && row_b + 8 <= rr.r1;
-        const unsigned char* block = stage + std::uint32_t(u) * 8u * kRowBytes;
+      for_each_block(L, p, [&](std::int64_t row_b, const unsigned char* block, bool full_rows) {
         uint2 codes[8];
 #pragma unroll
         for (int i = 0; i < 8; ++i) {
@@ -395,10 +419,11 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
           codes[i] = quantize_chunk<P>(r, bounds, fast, enc_of, scale_of, slot_chunk(block, i).unpack());
         }
         store_block(row_b, codes);
-      }
+      });
       release();
     }
-    // sscale, sfast and skeys are rewritten by the next item after its first barrier.
+    // The next item rewrites sscale and sfast after this warp's __syncwarp (one-chunk blocks) or
+    // after its first CTA barrier (wider blocks, skeys too).
     Lc += it.loads;
   }
   cp_async_wait(0);  // no copy may outlive the CTA
