@@ -27,9 +27,12 @@
 // cx = t / L of the tile and the 8-row blocks b = t % L + L*u (u < units) of every piece, with
 // L = 2048 / T row lanes (the 32 lanes of a warp cover 32 / L chunks). A piece is units * 8 * L
 // rows. Per piece a thread folds its blocks into per-column keys (registers); after the last
-// piece the lanes of a chunk combine by shuffles; one thread per column computes block_cast; then
-// each thread casts its blocks, transposes each 8x8 block of codes in registers (8 byte permutes
-// per 4x4 quarter) and stores 8 codes of a column per store.
+// piece the lanes of a chunk combine by shuffles, and lanes 0-7 of the chunk compute its eight
+// block_casts, shared within the warp (blocks of kAmaxCols > 1 columns: the keys through shared
+// memory between two CTA barriers, one thread per column); then each thread casts its blocks,
+// transposes each 8x8 block of codes in registers (8 byte permutes per 4x4 quarter) and stores 8
+// codes of a column per store. (Without the CTA barriers the rate did not change: the bound is
+// elsewhere, see docs/gpu-notes.md 2026-11-25.)
 //
 // Ranges: the pieces of an item start at the range's first row rounded down to a multiple of 8
 // (rows outside the range are neither copied nor stored). An item of at most `stages` pieces is
