@@ -461,10 +461,10 @@ inline constexpr std::uint32_t kStreamMaxRowBytes = 48 * 1024;
 inline constexpr int kStreamMaxSlots = 2048;
 inline constexpr std::uint32_t kStreamMaxSharedBytes = 200 * 1024;  // under sm_90's 227 KB per CTA
 
-// Resident CTAs of kBlockThreads threads per SM of `Kernel` at `smem` bytes of dynamic shared memory. The
-// kernel's dynamic shared memory limit is raised once (kStreamMaxSharedBytes), and the answer is
-// cached per kernel and size: a launch must not pay for attribute calls. Per kernel, not per
-// launcher: the limit belongs to the function, which several launchers may share.
+// Resident CTAs of kBlockThreads threads per SM of `Kernel` at `smem` bytes of dynamic shared
+// memory. The kernel's dynamic shared memory limit is raised once (kStreamMaxSharedBytes), and the
+// answer is cached per kernel and size: a launch must not pay for attribute calls. Per kernel, not
+// per launcher: the limit belongs to the function, which several launchers may share.
 template <auto Kernel, int kBlockThreads = kStreamThreads>
 int stream_ctas_per_sm(std::uint32_t smem) {
   static std::mutex mutex;
