@@ -277,13 +277,10 @@ __global__ void __launch_bounds__(quant::kThreads, quant::kMinCtasPerSm<quant::k
           if constexpr (kDrop) acc_all[k] = quant::key_word<In, false>(acc_all[k], c.w[k]);
         }
       }
-      const auto column_bits = [&](const std::uint32_t* a, int j) {
-        return quant::kIsBf16<In> ? quant::key_bits<In>(a[j / 2], j % 2) : a[j % kWords];
-      };
 #pragma unroll
       for (int j = 0; j < kChunk; ++j) {
-        key[j] = column_bits(acc, j);
-        all[j] = column_bits(kDrop ? acc_all : acc, j);
+        key[j] = quant::column_key<In>(acc, j);
+        all[j] = quant::column_key<In>(kDrop ? acc_all : acc, j);
       }
     };
     if (drop_nan) reduce(std::true_type{});

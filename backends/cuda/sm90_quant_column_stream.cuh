@@ -113,17 +113,6 @@ __device__ __noinline__ void store_column_bytes(std::uint8_t* q, Map map, std::i
   }
 }
 
-// Column jc (0..7, a run-time index: selects, not an indexed register array) of an 8-column key
-// accumulator (sm90_quant_common.cuh: bf16 two columns per word, fp32 one).
-template <class In, int kWords>
-__device__ __forceinline__ std::uint32_t column_key(const std::uint32_t (&acc)[kWords], int jc) {
-  const int word = kIsBf16<In> ? jc / 2 : jc;
-  std::uint32_t w = acc[0];
-#pragma unroll
-  for (int k = 1; k < kWords; ++k) w = word == k ? acc[k] : w;
-  return kIsBf16<In> ? key_bits<In>(w, jc % 2) : w;
-}
-
 // Combines two key accumulators (sm90_quant_common.cuh) of the same columns: both hold
 // magnitudes that order as unsigned integers (bf16: per half; NaN-dropping keys hold no NaN).
 template <class In>

@@ -191,6 +191,18 @@ __device__ __forceinline__ std::uint32_t key_bits(std::uint32_t acc, int half = 
   }
 }
 
+// The key of column jc (0..7) of an 8-column accumulator (one accumulator word per input word of a
+// chunk): the fp32 bits of that column's magnitude. jc may be a run-time index (selects, not an
+// indexed register array).
+template <class In, int kWords>
+__device__ __forceinline__ std::uint32_t column_key(const std::uint32_t (&acc)[kWords], int jc) {
+  const int word = kIsBf16<In> ? jc / 2 : jc;
+  std::uint32_t w = acc[0];
+#pragma unroll
+  for (int k = 1; k < kWords; ++k) w = word == k ? acc[k] : w;
+  return kIsBf16<In> ? key_bits<In>(w, jc % 2) : w;
+}
+
 // The whole chunk folded into one accumulator.
 template <class In, bool kDropNan>
 __device__ __forceinline__ std::uint32_t chunk_key(std::uint32_t acc, const RawChunk<In>& c) {
@@ -659,13 +671,10 @@ __global__ void __launch_bounds__(kThreads, kMinCtasPerSm<kCacheWords <= 8 ? kCa
 #pragma unroll
           for (int b = 0; b < kBatch; ++b) add(load_row(row_of(i, b)));
         }
-        const auto column_bits = [&](const std::uint32_t* a, int j) {
-          return kIsBf16<In> ? key_bits<In>(a[j / 2], j % 2) : a[j % kWords];
-        };
 #pragma unroll
         for (int j = 0; j < kChunk; ++j) {
-          sh.keys[ry][cx * kChunk + j] = column_bits(acc, j);
-          sh.alls[ry][cx * kChunk + j] = column_bits(kDrop ? acc_all : acc, j);
+          sh.keys[ry][cx * kChunk + j] = column_key<In>(acc, j);
+          sh.alls[ry][cx * kChunk + j] = column_key<In>(kDrop ? acc_all : acc, j);
         }
       };
       if (drop_nan) reduce(std::true_type{});
