@@ -2,11 +2,11 @@
 // SPDX-FileCopyrightText: 2026 The octet authors
 //
 // sm90_quant_column_stream.cuh — the column quantisers' streaming kernel: a scale block runs
-// down a column (or kAmaxCols adjacent columns) over a range of rows; every thread copies its
-// own chunks of the (range, column tile) items ahead into shared memory with cp.async (PTX ISA
-// 7.0, sm_80: 16-byte asynchronous copies in per-thread commit groups), `stages` items ahead of
-// the reduction and cast. The arithmetic is the shared core's (sm90_quant_common.cuh: integer
-// amax keys, block_cast, quantize_chunk), so the bytes equal column_tiles_kernel's.
+// down a column (or kAmaxCols adjacent columns) over a range of rows; the CTA copies the pieces of
+// its (range, column tile) items into shared memory with cp.async (PTX ISA 7.0, sm_80: 16-byte
+// asynchronous copies in per-thread commit groups), `stages` pieces ahead of the reduction and
+// cast. The arithmetic is the shared core's (sm90_quant_common.cuh: integer amax keys, block_cast,
+// quantize_chunk), so the bytes equal column_tiles_kernel's.
 //
 // Used by the quantisers whose scale blocks are row ranges of a column and whose codes are
 // column-major: per-group colwise (and its dual form) with groups of up to 2048 rows on average,
@@ -17,22 +17,27 @@
 //
 // Why: column_tiles_kernel loads a range into registers, waits, reduces, waits at two barriers and
 // casts; the next item's loads start only when it is done (H100, % of copy bandwidth: 128-row
-// blocks 55-58%, per-group colwise 27-35%, MX dim1 38%). Here the copies of the next `stages` - 1
-// pieces are in flight while a thread works on the current one. Each thread reads back only what
-// it copied itself, so a copy needs no barrier before its use, nor its stage one before refill.
-// (A first version with one cp.async.bulk per row piece of the tile, issued by one warp and
-// completed on mbarriers, reached 42-59% on the same shapes: many 128-256 byte bulk copies.)
+// blocks 55-58%, per-group colwise 27-35%, MX dim1 38%). Here the copies of the next pieces are in
+// flight while the CTA works on the current one.
 //
-// Work split (256 threads, T = kTileCols columns per item): thread t owns the 8-column chunk
-// cx = t / L of the tile and the 8-row blocks b = t % L + L*u (u < units) of every piece, with
-// L = 2048 / T row lanes (the 32 lanes of a warp cover 32 / L chunks). A piece is units * 8 * L
-// rows. Per piece a thread folds its blocks into per-column keys (registers); after the last
-// piece the lanes of a chunk combine by shuffles, and lanes 0-7 of the chunk compute its eight
-// block_casts, shared within the warp (blocks of kAmaxCols > 1 columns: the keys through shared
-// memory between two CTA barriers, one thread per column); then each thread casts its blocks,
-// transposes each 8x8 block of codes in registers (8 byte permutes per 4x4 quarter) and stores 8
-// codes of a column per store. (Without the CTA barriers the rate did not change: the bound is
-// elsewhere, see docs/gpu-notes.md 2026-11-25.)
+// Memory instructions cover whole lines: a warp's copy instruction reads whole row pieces of the
+// tile (2 rows x 256 bytes for 128 bf16 columns), and a store instruction writes 128 contiguous
+// bytes of a column (16 row lanes x 8 rows) for tiles of up to 128 columns. The first versions let
+// every thread copy its own 8-row blocks (no barriers at all), so a copy instruction touched 16
+// rows x 32 bytes: 16 lines for one sector each. On an H100 that pattern alone reads at 80% of a
+// linear read where whole row pieces read at 100% (exp. in docs/gpu-notes.md 2026-11-25, third),
+// and the kernel stopped at 49-65% of copy.
+//
+// Work split (256 threads, T = kTileCols columns per item): for the arithmetic thread t owns the
+// 8-column chunk cx = t / L of the tile and the 8-row blocks b = t % L + L*u (u < units) of every
+// piece, with L = 2048 / T row lanes (the 32 lanes of a warp cover 32 / L chunks). A piece is
+// units * 8 * L rows. Per piece a thread folds its blocks into per-column keys (registers); after
+// the last piece the lanes of a chunk combine by shuffles, and lanes 0-7 of the chunk compute its
+// eight block_casts, shared within the warp (blocks of kAmaxCols > 1 columns: the keys through
+// shared memory between two CTA barriers, one thread per column); then each thread casts its
+// blocks, transposes each 8x8 block of codes in registers (8 byte permutes per 4x4 quarter) and
+// stores 8 codes of a column per store. One CTA barrier per piece makes the piece's copies (by
+// other threads) visible and frees the stages read before it for the next copies.
 //
 // Ranges: the pieces of an item start at the range's first row rounded down to a multiple of 8
 // (rows outside the range are neither copied nor stored). An item of at most `stages` pieces is
@@ -186,20 +191,26 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     it.loads = it.pieces > S ? 2 * it.pieces : it.pieces;
     return it;
   };
-  // This thread's slots in the stage of load L: the 16-byte piece v of row i of its u-th block at
-  // thread_stage(L) + (u*8 + i)*kRowBytes + v*kVecBytes: consecutive threads at consecutive
-  // addresses (no bank conflicts), and only this thread reads what it copied there (no barrier
-  // between a copy and its use).
-  constexpr std::uint32_t kVecBytes = kStreamThreads * 16u;
-  constexpr std::uint32_t kRowBytes = kVecs * kVecBytes;
-  const auto thread_stage = [&](int L) {
-    return smem + std::uint32_t(L % S) * shape.stage_bytes + std::uint32_t(tid) * 16u;
-  };
+  // The stage of load L holds the piece's rows one after another, kRowBytes = kTileCols * sizeof(In)
+  // bytes each; the 16-byte vector w of row r sits at r * kRowBytes + (w ^ swizzle(r)) * 16. The
+  // copies run along rows (a warp's cp.async covers whole row pieces: 2 x 256 bytes for 128 bf16
+  // columns), the reads down columns (a quarter warp reads 8 rows of one chunk, or 4 rows of two):
+  // XOR-ing the vector index with the row's 8-row block (mod kSwz, spread over the 8 16-byte bank
+  // groups) puts each of those 8 reads in its own bank group.
+  constexpr std::uint32_t kRowBytes = std::uint32_t(kTileCols) * sizeof(In);
+  constexpr int kRowVecs = int(kRowBytes / 16);  // 16-byte vectors per row (8 .. 256)
+  static_assert(kRowVecs >= 8 && kRowVecs <= kStreamThreads, "a copy pass covers whole rows");
+  constexpr int kSwz = kLanes < 8 ? kLanes : 8;
+  const auto swizzle = [](int row) { return ((row >> 3) % kSwz) * (8 / kSwz); };
+  const auto stage_of = [&](int L) { return smem + std::uint32_t(L % S) * shape.stage_bytes; };
+  // This thread's blocks read rows (rl + u * kLanes) * 8 + i: the same swizzle for all of them.
+  const int my_swz = swizzle(rl * 8);
   const auto slot_chunk = [&](const unsigned char* block, int i) {
     RawChunk<In> c;
 #pragma unroll
     for (int v = 0; v < kVecs; ++v) {
-      const uint4 t = *reinterpret_cast<const uint4*>(block + std::uint32_t(i) * kRowBytes + std::uint32_t(v) * kVecBytes);
+      const uint4 t = *reinterpret_cast<const uint4*>(block + std::uint32_t(i) * kRowBytes +
+                                                       std::uint32_t((cx * kVecs + v) ^ my_swz) * 16u);
       c.w[4 * v + 0] = t.x;
       c.w[4 * v + 1] = t.y;
       c.w[4 * v + 2] = t.z;
@@ -209,50 +220,57 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   };
 
   // The copies: every thread walks the CTA's loads in order (the same for all threads) and copies
-  // its own chunks of each, `stages` loads ahead of its use; one commit group per load (an empty
-  // group past the last load keeps the count).
-  int pj = 0, pk = 0, pL = 0;  // next load: load pk of item pj, the CTA's load pL
+  // vector w = tid % kRowVecs of rows tid / kRowVecs + k * kRowStep of each (the rows of the range,
+  // the columns below `cols`); one commit group per load (an empty group past the last load keeps
+  // the count). A stage is refilled only after a barrier that every thread passed after its last
+  // read of it (consume below), so the copies need no barrier of their own.
+  constexpr int kRowStep = kStreamThreads / kRowVecs;
+  const int copy_w = tid % kRowVecs, copy_row = tid / kRowVecs;
+  int committed = 0;  // commit groups so far: group g holds load g (or nothing, past the last)
+  int pj = 0, pk = 0;  // next load: load pk of item pj
   const auto issue_next = [&] {
     for (; step_of(pj) < shape.items; ++pj, pk = 0) {
       const ColumnItem it = item_of(pj);
       if (pk >= it.loads) continue;
       const std::int64_t prow0 = it.base + std::int64_t(pk % it.pieces) * piece_rows;
-      const std::int64_t c0 = it.tile * kTileCols + cx * kChunk;
-      if (c0 < cols) {
-        unsigned char* stage = thread_stage(pL);
-#pragma unroll 1
-        for (int u = 0; u < shape.units; ++u) {
-          const std::int64_t row_b = prow0 + std::int64_t(rl + u * kLanes) * 8;
-          // Rows i_lo .. i_hi - 1 of the block lie in the range.
-          const std::int64_t lo = it.rr.r0 - row_b, hi = it.rr.r1 - row_b;
-          const int i_lo = lo > 0 ? (lo < 8 ? int(lo) : 8) : 0, i_hi = hi < 8 ? (hi > 0 ? int(hi) : 0) : 8;
-          const In* src = x + row_b * cols + c0;
-          unsigned char* block = stage + std::uint32_t(u) * 8u * kRowBytes;
-#pragma unroll
-          for (int i = 0; i < 8; ++i) {
-            if (i >= i_lo && i < i_hi) {
-#pragma unroll
-              for (int v = 0; v < kVecs; ++v)
-                cp_async_16(block + std::uint32_t(i) * kRowBytes + std::uint32_t(v) * kVecBytes,
-                            src + std::int64_t(i) * cols + v * int(16 / sizeof(In)));
-            }
-          }
+      const std::int64_t col = it.tile * kTileCols + std::int64_t(copy_w) * (16 / int(sizeof(In)));
+      if (col < cols) {
+        unsigned char* stage = stage_of(committed);
+        // Rows [lo, hi) of the piece lie in the range.
+        const std::int64_t lo = it.rr.r0 - prow0, hi = it.rr.r1 - prow0;
+        const In* src = x + (prow0 + copy_row) * cols + col;
+#pragma unroll 4
+        for (int row = copy_row; row < shape.piece_rows; row += kRowStep, src += kRowStep * cols) {
+          if (row >= lo && row < hi)
+            cp_async_16(stage + std::uint32_t(row) * kRowBytes + std::uint32_t(copy_w ^ swizzle(row)) * 16u, src);
         }
       }
       ++pk;
-      ++pL;
       break;
     }
     cp_async_commit();
-  };
-  for (int s = 0; s < S; ++s) issue_next();
-  int committed = S;  // commit groups so far: loads 0 .. committed - 1 (or empty)
-  const auto wait_load = [&](int L) { cp_async_wait(committed - 1 - L); };
-  // This thread is done with the stage of its oldest unreleased load: refill it.
-  const auto release = [&] {
-    issue_next();
     ++committed;
   };
+  // Loads whose stage no thread reads again (every thread counts the same releases in the same
+  // order; only a barrier makes them reusable).
+  int released = 0;
+  const auto refill = [&] {
+    while (committed < released + S) issue_next();
+  };
+  refill();
+  // Load L is complete and visible to every thread; stages released before here are refilled. A
+  // load not yet issued (an item of `stages` pieces after another one: its stages were released
+  // after the last barrier) needs one barrier more before its copies.
+  const auto consume = [&](int L) {
+    if (L >= committed) {
+      __syncthreads();
+      refill();
+    }
+    cp_async_wait(committed - 1 - L);
+    __syncthreads();
+    refill();
+  };
+  const auto release = [&] { ++released; };
 
   int Lc = 0;  // this CTA's next load to consume
   for (int j = 0; step_of(j) < shape.items; ++j) {
@@ -287,13 +305,13 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     // f(row_b, block, full_rows) for each of this thread's 8-row blocks of piece p (in the stage of
     // load L) that holds rows of the range: its first row, its slots, whether all 8 rows are in.
     const auto for_each_block = [&](int L, int p, auto&& f) {
-      const unsigned char* stage = thread_stage(L);
+      const unsigned char* stage = stage_of(L);
       const std::int64_t prow0 = it.base + p * piece_rows;
 #pragma unroll 1
       for (int u = 0; u < shape.units; ++u) {
         const std::int64_t row_b = prow0 + std::int64_t(rl + u * kLanes) * 8;
         if (!col_ok || row_b >= rr.r1 || row_b + 8 <= rr.r0) continue;
-        f(row_b, stage + std::uint32_t(u) * 8u * kRowBytes, row_b >= rr.r0 && row_b + 8 <= rr.r1);
+        f(row_b, stage + std::uint32_t((rl + u * kLanes) * 8) * kRowBytes, row_b >= rr.r0 && row_b + 8 <= rr.r1);
       }
     };
 
@@ -315,7 +333,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
         for (int k = 0; k < kWords; ++k) acc[k] = acc_all[k] = 0u;
         for (int p = 0; p < it.pieces; ++p) {
           const int L = Lc + p;
-          wait_load(L);
+          consume(L);
           for_each_block(L, p, [&](std::int64_t row_b, const unsigned char* block, bool full_rows) {
 #pragma unroll
             for (int i = 0; i < 8; ++i) {
@@ -401,7 +419,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     const int cast_L0 = Lc + (it.loads > it.pieces ? it.pieces : 0);
     for (int p = 0; p < it.pieces; ++p) {
       const int L = cast_L0 + p;
-      if (it.loads > it.pieces) wait_load(L);
+      if (it.loads > it.pieces) consume(L);
       for_each_block(L, p, [&](std::int64_t row_b, const unsigned char* block, bool full_rows) {
         uint2 codes[8];
 #pragma unroll
