@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -46,6 +47,17 @@ double median_ms(Launch&& launch, int reps = 50, int warmups = 5) {
   OCTET_CUDA_CHECK(cudaEventDestroy(stop));
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+// Workspaces of the kernels (token-group block tables, key buffers, index arrays) come from the
+// stream-ordered pool; with its default release threshold (0) the pool returns its memory at every
+// synchronisation and the next launch maps it again, which the timing would count (tens of us).
+// Frameworks keep such memory cached; so do the benchmarks.
+inline void keep_pool_memory() {
+  cudaMemPool_t pool;
+  OCTET_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+  std::uint64_t keep = ~std::uint64_t(0);
+  OCTET_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
 }
 
 // Copy bandwidth in GB/s (read + write bytes per second) of a device-to-device cudaMemcpy of

@@ -499,11 +499,7 @@ int main() {
     std::printf("octet_gpu_bench_layout: no CUDA device\nDisposition: Skipped\n");
     return 0;
   }
-  // Scratch index arrays come from the stream-ordered pool: keep its memory between launches.
-  cudaMemPool_t pool;
-  OCTET_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
-  std::uint64_t keep = ~std::uint64_t(0);
-  OCTET_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  bench::keep_pool_memory();
 
   const bool ok = validate_all();
   std::printf(ok ? "All results match. Starting benchmarks.\n" : "validation FAILED; timing anyway\n");

@@ -242,6 +242,7 @@ int main() {
     std::printf("Disposition: Skipped (no CUDA device)\n");
     return 0;
   }
+  bench::keep_pool_memory();
   const octet::Recipe& rowwise = octet::recipe("torchao_fp8_rowwise_pow2");
   const octet::Recipe& blockwise = octet::recipe("torchao_blockwise");
   const octet::Recipe& mx = octet::recipe("torchao_mx_rceil");

@@ -360,10 +360,32 @@ __global__ void __launch_bounds__(quant::kThreads, quant::kMinCtasPerSm<quant::k
   }
 }
 
-// Launches row_major_blocks_kernel over a row-major (rows, cols) input.
+// The same blocks for the column stream kernel: range i = rows [128i, min(128i + 128, rows)), codes
+// row-major as the input, scale (i, col >> col_shift) at i*scale_cols + (col >> col_shift).
+struct RowMajorBlockMap {
+  static constexpr bool kRowMajorCodes = true;
+  std::int64_t rows, cols, scale_cols;
+  int col_shift;  // 0 (one column per block) or 7 (128 columns)
+  __device__ quant::RowRange range(std::int64_t i) const {
+    const std::int64_t r1 = (i + 1) * kBlock;
+    return {i * kBlock, r1 < rows ? r1 : rows, false};
+  }
+  __device__ std::int64_t scale_index(std::int64_t i, std::int64_t col) const {
+    return i * scale_cols + (col >> col_shift);
+  }
+  __device__ std::int64_t out_offset(std::int64_t row, std::int64_t col) const { return row * cols + col; }
+};
+
+// Launches column_stream_kernel (sm_90, aligned input, cols % 8 == 0) or else row_major_blocks_kernel
+// over a row-major (rows, cols) input.
 template <int kAmaxCols>
 void launch_row_major_blocks(SourceType src, const void* x, std::int64_t rows, std::int64_t cols, std::uint8_t* q,
                              std::uint32_t* scales, std::int64_t scale_cols, const Recipe& r, cudaStream_t stream) {
+  static_assert(kAmaxCols == 1 || kAmaxCols == kBlock, "blocks of one column or of 128");
+  const RowMajorBlockMap map{rows, cols, scale_cols, kAmaxCols == 1 ? 0 : 7};
+  if (quant::launch_column_stream<128, kAmaxCols, TorchaoBlockwiseCore, DeepGemmCore>(
+          src, x, cols, q, scales, false, quant::aligned(q, 8), r, map, (rows + kBlock - 1) / kBlock, stream))
+    return;
   const std::int64_t items = (rows + kBlock - 1) / kBlock * ((cols + kRowTileCols - 1) / kRowTileCols);
   if (items == 0) return;
   const quant::Device d = quant::device();

@@ -23,6 +23,8 @@
 //           split into ~256-row parts: a key pass (atomicMax of integer keys into a G*N workspace)
 //           then a cast pass, each over (G+1)*S*tiles items; the input is read twice.
 // Bytes:    K_total*N*sizeof(in) read, the same count of codes + 4*G*(rows or cols) written.
+#include <cstdlib>
+
 #include "quant.hpp"
 #include "sm90_quant_column_stream.cuh"
 #include "sm90_quant_row_stream.cuh"
@@ -54,7 +56,7 @@ struct GroupPartMap {
   __device__ quant::RowRange range(std::int64_t id) const {
     const std::int64_t g = id / S, s = id % S;
     const std::int64_t begin = group_begin(offs, g), size = (g < G ? offs[g] : K) - begin;
-    const std::int64_t part = (size + S - 1) / S;
+    const std::int64_t part = ((size + S - 1) / S + 7) / 8 * 8;  // multiples of 8 rows (whole blocks)
     const std::int64_t lo = s * part, hi = lo + part;
     const std::int64_t r0 = begin + (lo < size ? lo : size), r1 = begin + (hi < size ? hi : size);
     return {r0, r1, g == G, s == 0};
@@ -105,7 +107,9 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
     // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast. Small groups
     // take 128-column tiles (two 128-row pieces), larger ones 64-column tiles.
     const GroupColMap map{K, N, G, offs};
-    if (G > 0 && K / G < 192)
+    const char* tile = std::getenv("OCTET_CUDA_PER_GROUP_COLWISE_TILE");  // 64 or 128: tuning sweeps
+    const bool narrow = tile != nullptr ? std::atoi(tile) == 128 : G > 0 && K / G < 192;
+    if (narrow)
       quant::launch_column_blocks<128, 1, 64, 32, TorchaoRowwisePow2Core>(
           src, x, N, q, scales, false, out_vec, r, map, G + 1, stream);
     else
@@ -122,10 +126,15 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
   if (key_bytes == 0) return;
   OCTET_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&keys), key_bytes, stream));
   OCTET_CUDA_CHECK(cudaMemsetAsync(keys, 0, key_bytes, stream));
-  quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Store>(src, x, N, q, scales, false, out_vec, r, map,
-                                                                   (G + 1) * S, stream, keys);
-  quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Load>(src, x, N, q, scales, false, out_vec, r, map,
-                                                                  (G + 1) * S, stream, keys);
+  if (!quant::launch_column_stream_mode<64, 1, quant::KeyMode::Store, TorchaoRowwisePow2Core>(
+          src, x, N, q, scales, false, out_vec, r, map, (G + 1) * S, stream, keys) ||
+      !quant::launch_column_stream_mode<64, 1, quant::KeyMode::Load, TorchaoRowwisePow2Core>(
+          src, x, N, q, scales, false, out_vec, r, map, (G + 1) * S, stream, keys)) {
+    quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Store>(src, x, N, q, scales, false, out_vec, r, map,
+                                                                     (G + 1) * S, stream, keys);
+    quant::launch_column_tiles<64, 1, 32, quant::KeyMode::Load>(src, x, N, q, scales, false, out_vec, r, map,
+                                                                    (G + 1) * S, stream, keys);
+  }
   OCTET_CUDA_CHECK(cudaFreeAsync(keys, stream));
 }
 

@@ -117,7 +117,7 @@ void launch_dim0(SourceType src, const void* x, std::int64_t M, std::int64_t K, 
 // Scale (k, b) at k*k_stride + b*b_stride.
 void launch_dim1(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
                  std::uint8_t* scales, std::int64_t k_stride, std::int64_t b_stride, cudaStream_t stream) {
-  quant::launch_column_blocks<512, 1, 256, 16, TorchaoMxRceilCore, TeMxfp8Core>(
+  quant::launch_column_blocks_merged<128, 1, kMxBlock, 256, 16, TorchaoMxRceilCore, TeMxfp8Core>(
       src, x, K, q, scales, true, M % 8 == 0, r, Dim1Map{M, k_stride, b_stride}, M / kMxBlock, stream);
 }
 
@@ -255,10 +255,10 @@ void mx_quantize_3d(SourceType src, const void* x, std::int64_t E, std::int64_t 
   check_3d(r, E, N, K, block32x32);
   const std::int64_t ranges = E * (N / kMxBlock);
   if (block32x32)
-    quant::launch_column_blocks<512, 32, 256, 16, TorchaoMxRceilCore>(
+    quant::launch_column_blocks_merged<128, 32, kMxBlock, 256, 16, TorchaoMxRceilCore>(
         src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K / kMxBlock, 5}, ranges, stream);
   else
-    quant::launch_column_blocks<512, 1, 256, 16, TorchaoMxRceilCore>(
+    quant::launch_column_blocks_merged<128, 1, kMxBlock, 256, 16, TorchaoMxRceilCore>(
         src, x, K, q, scales, true, true, r, Mx3dMap{N, K, K, 0}, ranges, stream);
 }
 

@@ -64,14 +64,21 @@ struct ColumnStreamShape {
 };
 
 // The shared memory of one CTA: the stages, then the per-column keys, scales and flags.
+// The ranges of a CTA's first kColumnRangeCache items, read from the map once at the start: a
+// map's range can be a global load (group offsets, block tables), which the copies of every item
+// would otherwise wait for after each barrier (H100: token-grouped rhs at one group 51% of copy
+// against 81% for the plain rhs of the same blocks).
+inline constexpr int kColumnRangeCache = 64;
+
 struct ColumnStreamLayout {
-  std::uint32_t keys = 0, alls = 0, scales = 0, fast = 0, total = 0;
+  std::uint32_t keys = 0, alls = 0, scales = 0, fast = 0, ranges = 0, total = 0;
   __host__ __device__ ColumnStreamLayout(int stage_count, std::uint32_t stage_bytes, int tile_cols) {
     keys = StreamLayout::align(std::uint32_t(stage_count) * stage_bytes, 16);
     alls = keys + 4u * std::uint32_t(tile_cols);
     scales = StreamLayout::align(alls + 4u * std::uint32_t(tile_cols), 16);
     fast = scales + std::uint32_t(sizeof(BlockScale)) * std::uint32_t(tile_cols);
-    total = StreamLayout::align(fast + std::uint32_t(tile_cols), 16);
+    ranges = StreamLayout::align(fast + std::uint32_t(tile_cols), 16);
+    total = StreamLayout::align(ranges + std::uint32_t(sizeof(RowRange)) * kColumnRangeCache, 16);
   }
 };
 
@@ -147,40 +154,103 @@ __device__ __forceinline__ void cp_async_wait(int pending) {
   }
 }
 
+// Map traits of the stream kernel. kSubBlockRows (> 0): a range holds several scale blocks of that
+// many rows, one after another (MergedRanges below): scale_index(range, sub, col). kRowMajorCodes:
+// the codes are row-major (out_offset(row, col + 1) = out_offset(row, col) + 1), written from
+// shared memory a row piece per warp instruction.
+template <class Map, class = void>
+struct SubBlockRows : std::integral_constant<int, 0> {};
+template <class Map>
+struct SubBlockRows<Map, std::void_t<decltype(Map::kSubBlockRows)>> : std::integral_constant<int, Map::kSubBlockRows> {};
+template <class Map, class = void>
+struct RowMajorCodes : std::false_type {};
+template <class Map>
+struct RowMajorCodes<Map, std::void_t<decltype(Map::kRowMajorCodes)>> : std::bool_constant<Map::kRowMajorCodes> {};
+
+// The 8-row blocks of a piece with one 8-row block per thread (units = 1): 8 * row lanes.
+template <int kTileCols>
+inline constexpr int kColumnPieceRows = 8 * kStreamThreads * kChunk / kTileCols;
+
+// Scale-block slots per tile in shared memory: kTileCols, times the blocks of a merged range.
+template <class Map, int kTileCols>
+inline constexpr int kColumnScaleSlots =
+    kTileCols * (SubBlockRows<Map>::value > 0 ? kColumnPieceRows<kTileCols> / SubBlockRows<Map>::value : 1);
+
+// Ranges of kRows rows (contiguous, each starting at a multiple of 8), kSubs at a time: one item
+// then covers kSubs scale blocks of each column (MX 32-row blocks: 4 per 128-row piece, so a
+// store instruction writes 128 bytes of a column instead of 32).
+template <class Inner, int kRows, int kSubs>
+struct MergedRanges {
+  static constexpr int kSubBlockRows = kRows;
+  Inner inner;
+  std::int64_t count;  // ranges of `inner`
+  __device__ RowRange range(std::int64_t i) const {
+    const std::int64_t first = i * kSubs, last = (first + kSubs < count ? first + kSubs : count) - 1;
+    return {inner.range(first).r0, inner.range(last).r1, false};
+  }
+  __device__ std::int64_t scale_index(std::int64_t i, int sub, std::int64_t col) const {
+    return inner.scale_index(i * kSubs + sub, col);
+  }
+  __device__ std::int64_t out_offset(std::int64_t row, std::int64_t col) const { return inner.out_offset(row, col); }
+};
+
 // Two CTAs per SM (at most 128 registers per thread), each with `stages` (3) ~32 KB stages.
-template <class In, CastPath P, class R, int kTileCols, int kAmaxCols, class Map>
+template <class In, CastPath P, class R, int kTileCols, int kAmaxCols, KeyMode kMode, class Map>
 __global__ void __launch_bounds__(kStreamThreads, 2)
     column_stream_kernel(const In* __restrict__ x, std::int64_t cols, std::uint8_t* __restrict__ q,
                          void* __restrict__ scales, bool scale_bytes, R r, CastBounds bounds, Map map,
-                         ColumnStreamShape shape, bool out_vec) {
+                         ColumnStreamShape shape, bool out_vec, std::uint32_t* __restrict__ keys) {
   static_assert(kTileCols >= 64 && kTileCols <= 2048 && (kTileCols & (kTileCols - 1)) == 0,
                 "a power-of-two tile of 64..2048 columns: at most 32 row lanes per chunk");
   static_assert(kAmaxCols >= 1 && kTileCols % kAmaxCols == 0, "whole blocks per tile");
+  static_assert(kAmaxCols == 1 || kAmaxCols % kChunk == 0, "blocks of one column or of whole chunks");
+  static_assert(kMode == KeyMode::Own || (kAmaxCols == 1 && SubBlockRows<Map>::value == 0 && !RowMajorCodes<Map>::value),
+                "split blocks are column ranges of one block each");
   constexpr int kLanes = kStreamThreads * kChunk / kTileCols;  // row lanes per chunk (<= 32)
   constexpr int kWords = RawChunk<In>::kWords;
   constexpr int kVecs = kWords / 4;  // 16-byte pieces per chunk
+  // Merged ranges: kSubs blocks of kSubRows rows per range (units = 1), kSubLanes row lanes each.
+  constexpr int kSubRows = SubBlockRows<Map>::value;
+  constexpr int kSubs = kSubRows > 0 ? kColumnPieceRows<kTileCols> / kSubRows : 1;
+  constexpr int kSubLanes = kSubRows > 0 ? kSubRows / 8 : kLanes;
+  static_assert(kSubRows % 8 == 0 && kColumnPieceRows<kTileCols> % (kSubRows > 0 ? kSubRows : 1) == 0,
+                "merged blocks of whole 8-row blocks, whole blocks per piece");
+  constexpr bool kRowMajor = RowMajorCodes<Map>::value;
   extern __shared__ __align__(128) unsigned char smem[];
   const int S = shape.stages;
-  const ColumnStreamLayout lay(S, shape.stage_bytes, kTileCols);
+  const ColumnStreamLayout lay(S, shape.stage_bytes, kTileCols * kSubs);
   std::uint32_t* skeys = reinterpret_cast<std::uint32_t*>(smem + lay.keys);
   std::uint32_t* salls = reinterpret_cast<std::uint32_t*>(smem + lay.alls);
   BlockScale* sscale = reinterpret_cast<BlockScale*>(smem + lay.scales);
   std::uint8_t* sfast = smem + lay.fast;
   const int tid = int(threadIdx.x);
   const int cx = tid / kLanes, rl = tid % kLanes;
+  const int my_sub = kSubRows > 0 ? rl / kSubLanes : 0;  // this thread's block of a merged range
+  const int slot0 = my_sub * kTileCols + cx * kChunk;     // its chunk's first column slot
+  // Scale slots: one per column (kAmaxCols = 1) or one per block of kAmaxCols columns.
+  constexpr int kChunksPerTile = kTileCols / kChunk, kBlocksPerTile = kTileCols / kAmaxCols;
+  constexpr int kScaleStep = kAmaxCols == 1 ? 1 : 0;
+  const int scale_slot0 = kAmaxCols == 1 ? slot0 : my_sub * kBlocksPerTile + cx * kChunk / kAmaxCols;
   const std::int64_t piece_rows = shape.piece_rows;
   const bool drop_nan = r.amax_nan == AmaxNan::Drop;
 
-  // Item j of this CTA (the host keeps items < 2^31: 32-bit division).
+  // Item j of this CTA (the host keeps items < 2^31: 32-bit division). The cast launch of split
+  // blocks (KeyMode::Load) walks the items backwards: what the key launch read last is in L2.
   const auto step_of = [&](int j) { return int(blockIdx.x) + j * int(gridDim.x); };
+  const auto item_index = [&](int j) {
+    return kMode == KeyMode::Load ? std::uint32_t(shape.items - 1 - step_of(j)) : std::uint32_t(step_of(j));
+  };
+  RowRange* sranges = reinterpret_cast<RowRange*>(smem + lay.ranges);
+  for (int j = tid; j < kColumnRangeCache && step_of(j) < shape.items; j += kStreamThreads)
+    sranges[j] = map.range(std::int64_t(item_index(j) / std::uint32_t(shape.col_tiles)));
+  __syncthreads();
   const auto item_of = [&](int j) {
     ColumnItem it;
-    const int step = step_of(j);
-    const std::uint32_t item = std::uint32_t(step);
+    const std::uint32_t item = item_index(j);
     const std::uint32_t range_id = item / std::uint32_t(shape.col_tiles);
     it.range_id = range_id;
     it.tile = item - range_id * std::uint32_t(shape.col_tiles);
-    it.rr = map.range(it.range_id);
+    it.rr = j < kColumnRangeCache ? sranges[j] : map.range(it.range_id);
     it.base = it.rr.r0 & ~std::int64_t(7);
     const bool reads = it.rr.r1 > it.rr.r0 && !it.rr.zero_fill;
     const std::int64_t rows = it.rr.r1 - it.base;  // 32-bit division where it fits
@@ -188,7 +258,8 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
                 : rows < (std::int64_t(1) << 31) - piece_rows
                     ? int((std::uint32_t(rows) + std::uint32_t(piece_rows) - 1) / std::uint32_t(piece_rows))
                     : int((rows + piece_rows - 1) / piece_rows);
-    it.loads = it.pieces > S ? 2 * it.pieces : it.pieces;
+    // Read twice (keys, then casts) where an item of its own block outgrows the stages.
+    it.loads = kMode == KeyMode::Own && it.pieces > S ? 2 * it.pieces : it.pieces;
     return it;
   };
   // The stage of load L holds the piece's rows one after another, kRowBytes = kTileCols * sizeof(In)
@@ -279,9 +350,31 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     const std::int64_t c0 = it.tile * kTileCols + cx * kChunk;
     const bool col_ok = c0 < cols;  // cols % 8 == 0: a chunk is whole or absent
 
+    // Scale slot `sub` of a merged range (kSubRows > 0) exists where the range reaches it.
+    const auto sub_exists = [&](int sub) { return kSubRows == 0 || rr.r0 + std::int64_t(sub) * kSubRows < rr.r1; };
+    const auto scale_index_of = [&](int sub, std::int64_t col) {
+      if constexpr (kSubRows > 0) return map.scale_index(it.range_id, sub, col);
+      else return map.scale_index(it.range_id, col);
+    };
+    // Row-major codes: 8 codes of `row` from column `col` on.
+    const auto store_row8 = [&](std::int64_t row, std::int64_t col, uint2 v) {
+      std::uint8_t* dst = q + map.out_offset(row, col);
+      if (out_vec && reinterpret_cast<std::uintptr_t>(dst) % 8 == 0) {
+        *reinterpret_cast<uint2*>(dst) = v;
+        return;
+      }
+      for (int j = 0; j < 8; ++j) dst[j] = std::uint8_t((j < 4 ? v.x : v.y) >> (8 * (j % 4)));
+    };
+
     // The codes of an 8-row block starting at row_b (rows outside the range are not stored).
     const auto store_block = [&](std::int64_t row_b, const uint2 (&codes)[8]) {
       const bool full_rows = row_b >= rr.r0 && row_b + 8 <= rr.r1;
+      if constexpr (kRowMajor) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+          if (full_rows || (row_b + i >= rr.r0 && row_b + i < rr.r1)) store_row8(row_b + i, c0, codes[i]);
+        return;
+      }
       // Four columns at a time (fewer live registers).
       const auto store_half = [&](auto half) {
         constexpr int kHalf = decltype(half)::value;
@@ -316,16 +409,18 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     };
 
     if (rr.zero_fill) {
-      // Rows of no group: codes 0x00, nothing read, no scale.
-      if (!col_ok) continue;
+      // Rows of no group: codes 0x00 (written by the cast launch of split blocks), nothing read,
+      // no scale.
+      if (kMode == KeyMode::Store || !col_ok) continue;
       const uint2 zeros[8] = {};
       for (std::int64_t row_b = it.base + std::int64_t(rl) * 8; row_b < rr.r1; row_b += 8 * kLanes) store_block(row_b, zeros);
       continue;
     }
 
-    // Pass 1: per-column keys of this thread's blocks, over every piece.
-    {
-      const bool twice = it.loads > it.pieces;
+    // Pass 1: per-column keys of this thread's blocks, over every piece (the cast launch of split
+    // blocks takes the keys from the workspace instead).
+    if constexpr (kMode != KeyMode::Load) {
+      const bool twice = it.loads > it.pieces || kMode == KeyMode::Store;
       const auto reduce = [&](auto drop) {
         constexpr bool kDrop = decltype(drop)::value;
         std::uint32_t acc[kWords], acc_all[kWords];
@@ -348,78 +443,111 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
           });
           if (twice) release();
         }
-        // The row lanes of a chunk are kLanes neighbouring lanes of one warp.
+        // The row lanes of a chunk (of a block of a merged range) are kSubLanes neighbouring lanes of
+        // one warp.
 #pragma unroll
-        for (int o = kLanes / 2; o > 0; o /= 2)
+        for (int o = kSubLanes / 2; o > 0; o /= 2)
 #pragma unroll
           for (int k = 0; k < kWords; ++k) {
             acc[k] = combine_keys<In>(acc[k], __shfl_xor_sync(0xFFFFFFFFu, acc[k], o));
             if constexpr (kDrop) acc_all[k] = combine_keys<In>(acc_all[k], __shfl_xor_sync(0xFFFFFFFFu, acc_all[k], o));
           }
         if constexpr (kAmaxCols == 1) {
-          // Every lane of the chunk holds its eight column keys: lane rl computes the casts of
-          // columns rl, rl + L, ... of the chunk, which only this warp reads (no CTA barrier).
+          // Every lane of the block's lane group holds its eight column keys: the lane at position
+          // g computes the casts of columns g, g + kSubLanes, ... of the chunk, which only this
+          // warp reads (no CTA barrier).
           __syncwarp();  // this warp's casts of the previous item are done with sscale
+          const int g = rl % kSubLanes;
 #pragma unroll
-          for (int t = 0; t < (kChunk + kLanes - 1) / kLanes; ++t) {
-            const int jc = rl + t * kLanes;
+          for (int t = 0; t < (kChunk + kSubLanes - 1) / kSubLanes; ++t) {
+            const int jc = g + t * kSubLanes;
             if (jc >= kChunk) continue;
+            if constexpr (kMode == KeyMode::Store) {
+              // The range's key into the block's workspace slot (an integer maximum: any order).
+              if (col_ok && rr.r1 > rr.r0) atomicMax(keys + map.key_index(it.range_id, c0 + jc), column_key<In>(acc, jc));
+              continue;
+            }
             const BlockCast bc = block_cast<P>(r, bounds, column_key<In>(acc, jc),
                                                column_key<In>(kDrop ? acc_all : acc, jc));
-            sscale[cx * kChunk + jc] = bc.scale;
-            sfast[cx * kChunk + jc] = bc.fast ? 1 : 0;
-            if (col_ok && rr.writes_scale)
-              store_scale(scales, map.scale_index(it.range_id, c0 + jc), scale_bytes, bc.scale.stored);
+            sscale[slot0 + jc] = bc.scale;
+            sfast[slot0 + jc] = bc.fast ? 1 : 0;
+            if (col_ok && rr.writes_scale && sub_exists(my_sub))
+              store_scale(scales, scale_index_of(my_sub, c0 + jc), scale_bytes, bc.scale.stored);
           }
           __syncwarp();
-        } else if (rl == 0) {
+        } else if (rl % kSubLanes == 0) {
+          // The chunk's key (the maximum of its columns'), one slot per chunk.
+          std::uint32_t k = 0, a = 0;
 #pragma unroll
           for (int jc = 0; jc < kChunk; ++jc) {
-            skeys[cx * kChunk + jc] = column_key<In>(acc, jc);
-            salls[cx * kChunk + jc] = column_key<In>(kDrop ? acc_all : acc, jc);
+            k = max(k, column_key<In>(acc, jc));
+            a = max(a, column_key<In>(kDrop ? acc_all : acc, jc));
           }
+          skeys[my_sub * kChunksPerTile + cx] = k;
+          salls[my_sub * kChunksPerTile + cx] = a;
         }
       };
       if (drop_nan) reduce(std::true_type{});
       else reduce(std::false_type{});
+    } else {
+      // The block's key from the workspace. It holds keys only: for a recipe that drops NaN an
+      // `all` word above every magnitude keeps the block on encode_bits (exact, slower).
+      __syncwarp();  // this warp's casts of the previous item are done with sscale
+      const int g = rl % kSubLanes;
+#pragma unroll
+      for (int t = 0; t < (kChunk + kSubLanes - 1) / kSubLanes; ++t) {
+        const int jc = g + t * kSubLanes;
+        if (jc >= kChunk) continue;
+        const std::uint32_t k = col_ok ? keys[map.key_index(it.range_id, c0 + jc)] : 0u;
+        const BlockCast bc = block_cast<P>(r, bounds, k, drop_nan ? 0xFFFFFFFFu : k);
+        sscale[slot0 + jc] = bc.scale;
+        sfast[slot0 + jc] = bc.fast ? 1 : 0;
+        if (col_ok && rr.writes_scale) store_scale(scales, map.scale_index(it.range_id, c0 + jc), scale_bytes, bc.scale.stored);
+      }
+      __syncwarp();
+    }
+    if constexpr (kMode == KeyMode::Store) {
+      Lc += it.loads;
+      continue;
     }
 
-    // Blocks of several chunks (kAmaxCols > 1, other warps' columns): the keys through shared
-    // memory, one thread per column, between two CTA barriers.
+    // Blocks of several chunks (kAmaxCols > 1, other warps' columns): the chunk keys through shared
+    // memory, one thread per block, between two CTA barriers.
     if constexpr (kAmaxCols > 1) {
       __syncthreads();
-      for (int c = tid; c < kTileCols; c += kStreamThreads) {
-        const std::int64_t col = it.tile * kTileCols + c;
-        // The block of this column; columns past `cols` hold key 0, which cannot change the maximum.
+      for (int b = tid; b < kSubs * kBlocksPerTile; b += kStreamThreads) {
+        const int sub = b / kBlocksPerTile, blk = b % kBlocksPerTile;
+        // Chunks past `cols` (and blocks past the range) hold key 0, which cannot change the maximum.
         std::uint32_t k = 0, a = 0;
-        const int b0 = c / kAmaxCols * kAmaxCols;
-        for (int cb = b0; cb < b0 + kAmaxCols; ++cb) {
-          k = max(k, skeys[cb]);
-          a = max(a, salls[cb]);
+        const int c0b = sub * kChunksPerTile + blk * (kAmaxCols / kChunk);
+        for (int c = c0b; c < c0b + kAmaxCols / kChunk; ++c) {
+          k = max(k, skeys[c]);
+          a = max(a, salls[c]);
         }
         const BlockCast bc = block_cast<P>(r, bounds, k, a);
-        sscale[c] = bc.scale;
-        sfast[c] = bc.fast ? 1 : 0;
-        if (col < cols && c % kAmaxCols == 0 && rr.writes_scale)
-          store_scale(scales, map.scale_index(it.range_id, col), scale_bytes, bc.scale.stored);
+        sscale[b] = bc.scale;
+        sfast[b] = bc.fast ? 1 : 0;
+        const std::int64_t col = it.tile * kTileCols + std::int64_t(blk) * kAmaxCols;
+        if (col < cols && rr.writes_scale && sub_exists(sub))
+          store_scale(scales, scale_index_of(sub, col), scale_bytes, bc.scale.stored);
       }
       __syncthreads();
     }
 
-    // Pass 2: cast, transpose, store.
+    // Pass 2: cast, transpose, store (row-major codes: cast into the slots, then store row pieces).
     float enc[kChunk];
     bool fast = true;
 #pragma unroll
     for (int jc = 0; jc < kChunk; ++jc) {
-      enc[jc] = sscale[cx * kChunk + jc].encode;
-      fast = fast && sfast[cx * kChunk + jc] != 0;
+      enc[jc] = sscale[scale_slot0 + jc * kScaleStep].encode;
+      fast = fast && sfast[scale_slot0 + jc * kScaleStep] != 0;
     }
     const auto enc_of = [&](int jc) { return enc[jc]; };
-    const auto scale_of = [&](int jc) -> const BlockScale& { return sscale[cx * kChunk + jc]; };
+    const auto scale_of = [&](int jc) -> const BlockScale& { return sscale[scale_slot0 + jc * kScaleStep]; };
     const int cast_L0 = Lc + (it.loads > it.pieces ? it.pieces : 0);
     for (int p = 0; p < it.pieces; ++p) {
       const int L = cast_L0 + p;
-      if (it.loads > it.pieces) consume(L);
+      if (it.loads > it.pieces || kMode == KeyMode::Load) consume(L);
       for_each_block(L, p, [&](std::int64_t row_b, const unsigned char* block, bool full_rows) {
         uint2 codes[8];
 #pragma unroll
@@ -428,8 +556,34 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
           if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
           codes[i] = quantize_chunk<P>(r, bounds, fast, enc_of, scale_of, slot_chunk(block, i).unpack());
         }
-        store_block(row_b, codes);
+        if constexpr (kRowMajor) {
+          // Over this thread's own slots (the first 8 bytes of its chunk's first vector per row).
+#pragma unroll
+          for (int i = 0; i < 8; ++i)
+            *reinterpret_cast<uint2*>(const_cast<unsigned char*>(block) + std::uint32_t(i) * kRowBytes +
+                                      std::uint32_t((cx * kVecs) ^ my_swz) * 16u) = codes[i];
+        } else {
+          store_block(row_b, codes);
+        }
       });
+      if constexpr (kRowMajor) {
+        // Every thread's codes of the piece are in its stage: 8 codes per lane, lanes along rows
+        // (a warp instruction writes whole rows of the tile's codes).
+        __syncthreads();
+        constexpr int kCodeVecs = kTileCols / kChunk, kCodeRowStep = kStreamThreads / kCodeVecs;
+        const int w = tid % kCodeVecs;
+        const std::int64_t col = it.tile * kTileCols + std::int64_t(w) * kChunk;
+        const std::int64_t prow0 = it.base + p * piece_rows;
+        const unsigned char* stage = stage_of(L);
+        if (col < cols) {
+          for (int row = tid / kCodeVecs; row < shape.piece_rows; row += kCodeRowStep) {
+            const std::int64_t abs_row = prow0 + row;
+            if (abs_row < rr.r0 || abs_row >= rr.r1) continue;
+            store_row8(abs_row, col, *reinterpret_cast<const uint2*>(stage + std::uint32_t(row) * kRowBytes +
+                                                                   std::uint32_t((w * kVecs) ^ swizzle(row)) * 16u));
+          }
+        }
+      }
       release();
     }
     // The next item rewrites sscale and sfast after this warp's __syncwarp (one-chunk blocks) or
@@ -457,10 +611,12 @@ inline StreamTuning column_tuning() {
 // kTileCols columns per item; returns false (nothing launched) where it does not apply: before
 // sm_90, cols % 8 != 0, an input that is not 16-byte aligned, more than 2^31 - 1 items, or stages
 // beyond the shared memory. Cores as launch_row_blocks.
-template <int kTileCols, int kAmaxCols, class... Cores, class Map>
-bool launch_column_stream(SourceType src, const void* x, std::int64_t cols, std::uint8_t* q, void* scales,
-                          bool scale_bytes, bool out_vec, const Recipe& r, const Map& map, std::int64_t ranges,
-                          cudaStream_t stream) {
+// kMode Store / Load: blocks split over several ranges (keys[map.key_index(range, col)], a zeroed
+// workspace), the key launch and the cast launch (KeyMode, sm90_quant_common.cuh).
+template <int kTileCols, int kAmaxCols, KeyMode kMode, class... Cores, class Map>
+bool launch_column_stream_mode(SourceType src, const void* x, std::int64_t cols, std::uint8_t* q, void* scales,
+                               bool scale_bytes, bool out_vec, const Recipe& r, const Map& map, std::int64_t ranges,
+                               cudaStream_t stream, std::uint32_t* keys) {
   const Device d = device();
   const std::int64_t in_bytes = src == SourceType::fp32 ? 4 : 2;
   if (d.cc < 90 || cols % kChunk != 0 || !aligned(x, 16)) return false;
@@ -473,11 +629,14 @@ bool launch_column_stream(SourceType src, const void* x, std::int64_t cols, std:
   const StreamTuning tuning = column_tuning();
   // A piece: `units` 8-row blocks per thread, one 16-byte copy per 8 bf16 (two per 8 fp32).
   const std::uint32_t round_bytes = std::uint32_t(kStreamThreads) * 8u * std::uint32_t(kChunk * in_bytes);
-  shape.units = int(std::clamp<std::uint32_t>(tuning.stage_target / round_bytes, 1, kColumnMaxUnits));
+  // Merged ranges are one piece of one 8-row block per thread (units = 1).
+  shape.units = SubBlockRows<Map>::value > 0
+                    ? 1
+                    : int(std::clamp<std::uint32_t>(tuning.stage_target / round_bytes, 1, kColumnMaxUnits));
   shape.piece_rows = shape.units * 8 * kLanes;
   shape.stage_bytes = std::uint32_t(shape.units) * round_bytes;
   shape.stages = tuning.stages;
-  const ColumnStreamLayout lay(shape.stages, shape.stage_bytes, kTileCols);
+  const ColumnStreamLayout lay(shape.stages, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>);
   if (lay.total > kStreamMaxSharedBytes) return false;
   const RecipeCore core = make_core(r);
   const CastBounds bounds = cast_bounds(r);
@@ -485,14 +644,22 @@ bool launch_column_stream(SourceType src, const void* x, std::int64_t cols, std:
     using In = decltype(in);
     with_core<Cores...>(core, cast_path(r, d), [&](auto p, const auto& rc) {
       using R = std::decay_t<decltype(rc)>;
-      constexpr auto kernel = &column_stream_kernel<In, decltype(p)::value, R, kTileCols, kAmaxCols, Map>;
+      constexpr auto kernel = &column_stream_kernel<In, decltype(p)::value, R, kTileCols, kAmaxCols, kMode, Map>;
       const int per_sm = stream_ctas_per_sm<kernel>(lay.total);
       kernel<<<grid_for(per_sm, shape.items, d), kStreamThreads, lay.total, stream>>>(
-          static_cast<const In*>(x), cols, q, scales, scale_bytes, rc, bounds, map, shape, out_vec);
+          static_cast<const In*>(x), cols, q, scales, scale_bytes, rc, bounds, map, shape, out_vec, keys);
       OCTET_CUDA_CHECK(cudaGetLastError());
     });
   });
   return true;
+}
+
+template <int kTileCols, int kAmaxCols, class... Cores, class Map>
+bool launch_column_stream(SourceType src, const void* x, std::int64_t cols, std::uint8_t* q, void* scales,
+                          bool scale_bytes, bool out_vec, const Recipe& r, const Map& map, std::int64_t ranges,
+                          cudaStream_t stream) {
+  return launch_column_stream_mode<kTileCols, kAmaxCols, KeyMode::Own, Cores...>(
+      src, x, cols, q, scales, scale_bytes, out_vec, r, map, ranges, stream, nullptr);
 }
 
 // column_stream_kernel with kTileCols columns per item where it applies, else column_tiles_kernel
@@ -503,6 +670,23 @@ void launch_column_blocks(SourceType src, const void* x, std::int64_t cols, std:
                           cudaStream_t stream) {
   if (launch_column_stream<kTileCols, kAmaxCols, Cores...>(src, x, cols, q, scales, scale_bytes, out_vec, r, map,
                                                            ranges, stream))
+    return;
+  launch_column_tiles<kTilesCols, kAmaxCols, kCacheWords>(src, x, cols, q, scales, scale_bytes, out_vec, r, map, ranges,
+                                                          stream);
+}
+
+// launch_column_blocks over `ranges` ranges of kRows rows each (contiguous, starting at multiples of
+// 8), merged into items of one 8-row block per row lane (kColumnPieceRows rows) where the stream
+// kernel applies; else column_tiles_kernel over the ranges as they are.
+template <int kTileCols, int kAmaxCols, int kRows, int kTilesCols, int kCacheWords, class... Cores, class Map>
+void launch_column_blocks_merged(SourceType src, const void* x, std::int64_t cols, std::uint8_t* q, void* scales,
+                                 bool scale_bytes, bool out_vec, const Recipe& r, const Map& map, std::int64_t ranges,
+                                 cudaStream_t stream) {
+  constexpr int kSubs = kColumnPieceRows<kTileCols> / kRows;
+  static_assert(kSubs >= 1 && kColumnPieceRows<kTileCols> % kRows == 0, "whole blocks per merged range");
+  const MergedRanges<Map, kRows, kSubs> merged{map, ranges};
+  if (launch_column_stream<kTileCols, kAmaxCols, Cores...>(src, x, cols, q, scales, scale_bytes, out_vec, r, merged,
+                                                           (ranges + kSubs - 1) / kSubs, stream))
     return;
   launch_column_tiles<kTilesCols, kAmaxCols, kCacheWords>(src, x, cols, q, scales, scale_bytes, out_vec, r, map, ranges,
                                                           stream);

@@ -13,7 +13,8 @@
 #                              left, and the summary table is always printed, last
 #          OCTET_GPU_BUILD_ALL=1  build every target, not only the GPU ones
 #          OCTET_GPU_STEPS     comma-separated steps to run after the build (default all: tests,
-#                              bench,memcheck,racecheck,torch,gemm-calibration,torch-ref); "none"
+#                              bench,patterns,memcheck,racecheck,torch,gemm-calibration,
+#                              torch-ref); "none"
 #                              only builds (a warm machine keeps the build for the next call)
 # Exit status: 0 when every step that ran passed.
 set -uo pipefail
@@ -94,6 +95,9 @@ if [[ $built == yes ]]; then
   want bench && run_step bench 90 "$logs/bench.log" "$bench_bin"
   want bench && run_step bench-quant 150 "$logs/bench_kernels.log" "$build/backends/octet_gpu_bench_quant"
   want bench && run_step bench-layout 150 "$logs/bench_kernels.log" "$build/backends/octet_gpu_bench_layout"
+  # The access-pattern experiment behind the column quantisers' design (memory_patterns.cu).
+  want patterns && run_step patterns 120 "$logs/patterns.log" bash -c \
+    "nvcc -O3 -std=c++17 -arch=sm_90a -o '$build/memory_patterns' scripts/gpu/memory_patterns.cu && '$build/memory_patterns'"
 
   sanitizer=$(command -v compute-sanitizer || true)
   [[ -z $sanitizer && -x /usr/local/cuda/compute-sanitizer/compute-sanitizer ]] &&
