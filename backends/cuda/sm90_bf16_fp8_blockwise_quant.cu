@@ -22,9 +22,9 @@
 //           row-major, scales column-major (lhs) or row-major (per_token).
 //           act rhs, act transposed lhs (the same bytes): column_stream_kernel
 //           (sm90_quant_column_stream.cuh), 128-row ranges (the last may be partial) x 128
-//           columns, each thread's rows copied into shared memory by cp.async up to three items
-//           ahead; fixed-recipe scale code for torchao_blockwise. column_tiles_kernel where it does
-//           not apply (unaligned input, K % 8 != 0).
+//           columns, the CTA copying whole row pieces into shared memory by cp.async up to three
+//           pieces ahead; fixed-recipe scale code for torchao_blockwise. column_tiles_kernel where it
+//           does not apply (unaligned input, K % 8 != 0).
 //           token-group rhs / transposed lhs / DeepGEMM k-grouped: a one-CTA kernel lists the
 //           groups' 128-row blocks (a scan of ceil(size/128) over offs) in a device table, then
 //           the same kernels run one range per table entry (the table is sized for the worst
@@ -34,8 +34,10 @@
 //           and write the codes column-major, 8 rows of a column per store (8x8 byte transposes
 //           in registers).
 //           Row-major codes with 128-row blocks (weight transposed rhs, grouped transposed rhs,
-//           DeepGEMM per_channel / per_block): row_major_blocks_kernel below, one CTA per
-//           (128-row block, 128-column tile), 8-byte code stores straight from registers.
+//           DeepGEMM per_channel / per_block): column_stream_kernel too (RowMajorBlockMap), the
+//           codes through the thread's own shared-memory slots and out a row piece per warp
+//           instruction; row_major_blocks_kernel below (one CTA per (128-row block, 128-column
+//           tile), 8-byte code stores straight from registers) where it does not apply.
 //           pad scales: a grid-stride copy.
 // Bytes:    M*K*sizeof(in) read, M*K codes + 4 bytes per block written.
 #include "quant.hpp"

@@ -14,14 +14,19 @@
 //           row for the columns past offs[-1]; row_segments_kernel over the same blocks where the
 //           stream kernel does not apply (unaligned pointers, K % 8 != 0).
 //           colwise: column_stream_kernel (sm90_quant_column_stream.cuh), one item per (group,
-//           64- or 128-column tile), each thread's rows copied into shared memory by cp.async up
-//           to three pieces ahead; groups of up to three pieces (768 rows at 64 columns) are read
+//           64- or 128-column tile), the CTA copying whole row pieces into shared memory by
+//           cp.async up to three pieces ahead; groups of up to three pieces (768 rows at 64
+//           columns) are read
 //           once, larger ones twice (the second read mostly from L2); codes transposed in
 //           registers, 8 rows of a column per store. column_tiles_kernel where it does not apply
 //           (unaligned input, N % 8 != 0).
 //           With groups of more than 2048 rows on average (G = 1 at K = 16640) each group is
 //           split into ~256-row parts: a key pass (atomicMax of integer keys into a G*N workspace)
-//           then a cast pass, each over (G+1)*S*tiles items; the input is read twice.
+//           then a cast pass, each over (G+1)*S*tiles items (column_stream_kernel's KeyMode::Store
+//           and Load, column_tiles_kernel's where it does not apply); the input is read twice, so
+//           at most 3/5 of the copy rate in the counted bytes (170 MB of the 16640x5120 input do
+//           not fit the 50 MB L2 between the passes).
+//           OCTET_CUDA_PER_GROUP_COLWISE_TILE=64|128 forces the tile width (tuning sweeps).
 // Bytes:    K_total*N*sizeof(in) read, the same count of codes + 4*G*(rows or cols) written.
 #include <cstdlib>
 

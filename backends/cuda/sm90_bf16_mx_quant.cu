@@ -18,14 +18,17 @@
 // Kernels:  dim0: row_stream_kernel (sm90_quant_row_stream.cuh) over 32-column blocks, fixed-recipe
 //           scale code for torchao_mx_rceil / te_mxfp8 (sm90_fixed_core.hpp); where it does not
 //           apply, row_segments_kernel with two lanes per block holding two 16-byte chunks each.
-//           dim1: column_stream_kernel (sm90_quant_column_stream.cuh), 32-row ranges x 512 columns
-//           per item, each thread's rows copied into shared memory by cp.async up to three items
-//           ahead, each element read once, codes transposed in registers (8 rows of a column per
-//           store); column_tiles_kernel (256-column tiles) where it does not apply.
-//           3d: the same kernels over the (E*N, K) rows, 32-row ranges; 32x1: one amax per column,
-//           32x32: one amax per 32 columns.
+//           dim1: column_stream_kernel (sm90_quant_column_stream.cuh), four 32-row blocks per
+//           128-row item of a 128-column tile (MergedRanges: a store instruction writes 128 bytes
+//           of a column), the CTA copying whole row pieces into shared memory by cp.async up to
+//           three items ahead, each element read once, codes transposed in registers (8 rows of
+//           a column per store); column_tiles_kernel (256-column tiles, 32-row ranges) where it
+//           does not apply.
+//           3d: the same kernels over the (E*N, K) rows; 32x1: one amax per column, 32x32: one
+//           amax per 32 columns (one key per 8-column chunk combined in shared memory).
 //           2d: the dim0 launch and the dim1 launch (its scales stored (cols, rows/32) with strides
-//           (1, cols)); the input is read twice.
+//           (1, cols)); the input is read twice, so at most 4/6 of the copy rate in the counted
+//           bytes (input once, both outputs once).
 //           blocked scales: the quantiser into a stream-ordered scratch of plain scales, then the
 //           scale swizzle (sm90_e8m0_scale_swizzle.cu); 3D first spreads each expert's scales to
 //           (K, N/32) (a 32x32 scale repeated for its 32 k), as the emulator does.

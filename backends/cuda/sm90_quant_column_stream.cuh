@@ -8,12 +8,14 @@
 // cast. The arithmetic is the shared core's (sm90_quant_common.cuh: integer amax keys, block_cast,
 // quantize_chunk), so the bytes equal column_tiles_kernel's.
 //
-// Used by the quantisers whose scale blocks are row ranges of a column and whose codes are
-// column-major: per-group colwise (and its dual form) with groups of up to 2048 rows on average,
-// 1x128 act rhs / transposed lhs and their token-grouped forms, 128x128 weights (rhs, grouped rhs),
-// MX dim1, MX 3D (32x1 and 32x32). The map is column_tiles_kernel's (RowRange range(i),
-// scale_index(i, col), out_offset(row, col)); the codes of a column are contiguous inside a range
-// (out_offset(row + 1, col) = out_offset(row, col) + 1), written 8 rows per 8-byte store.
+// Used by the quantisers whose scale blocks are row ranges of a column: per-group colwise (and its
+// dual form; groups of more than 2048 rows on average split over several ranges, KeyMode::Store /
+// Load), 1x128 act rhs / transposed lhs and their token-grouped and k-grouped forms, 128x128
+// weights (rhs, grouped rhs), MX dim1 and MX 3D (32x1, 32x32; 32-row blocks four to an item,
+// MergedRanges), and with row-major codes DeepGEMM per-channel / per-block and the transposed
+// 128x128 weights (kRowMajorCodes). The map is column_tiles_kernel's (RowRange range(i),
+// scale_index(i, col), out_offset(row, col)); column-major codes of a column are contiguous inside
+// a range (out_offset(row + 1, col) = out_offset(row, col) + 1), written 8 rows per 8-byte store.
 //
 // Why: column_tiles_kernel loads a range into registers, waits, reduces, waits at two barriers and
 // casts; the next item's loads start only when it is done (H100, % of copy bandwidth: 128-row
@@ -33,18 +35,21 @@
 // piece, with L = 2048 / T row lanes (the 32 lanes of a warp cover 32 / L chunks). A piece is
 // units * 8 * L rows. Per piece a thread folds its blocks into per-column keys (registers); after
 // the last piece the lanes of a chunk combine by shuffles, and lanes 0-7 of the chunk compute its
-// eight block_casts, shared within the warp (blocks of kAmaxCols > 1 columns: the keys through
-// shared memory between two CTA barriers, one thread per column); then each thread casts its
+// eight block_casts, shared within the warp (blocks of kAmaxCols > 1 columns: one key per chunk
+// through shared memory between two CTA barriers, one thread per block); then each thread casts its
 // blocks, transposes each 8x8 block of codes in registers (8 byte permutes per 4x4 quarter) and
-// stores 8 codes of a column per store. One CTA barrier per piece makes the piece's copies (by
+// stores 8 codes of a column per store (row-major codes: into its own slots, then after a barrier
+// out a row piece per warp instruction). One CTA barrier per piece makes the piece's copies (by
 // other threads) visible and frees the stages read before it for the next copies.
 //
 // Ranges: the pieces of an item start at the range's first row rounded down to a multiple of 8
 // (rows outside the range are neither copied nor stored). An item of at most `stages` pieces is
 // read once (kept in shared memory from the key pass to the cast); a longer one is streamed
-// twice (the second time mostly from L2). Blocks split over several CTAs (KeyMode::Store / Load)
-// and row-major codes (row_major_blocks_kernel) stay on the older kernels: on those the stream
-// kernel measured no faster (H100: per-group G=1 24% vs 27%, DeepGEMM per-block 51% vs 58%).
+// twice (the second time mostly from L2). Blocks split over several ranges take two launches: the
+// first reduces each range into a workspace key (atomicMax, KeyMode::Store), the second casts with
+// the block's key (KeyMode::Load), walking the items backwards so that what the first read last is
+// still in L2. column_tiles_kernel (and row_major_blocks_kernel for row-major codes) stays the
+// fallback where this kernel does not apply (launch_column_stream).
 #pragma once
 
 #include "sm90_quant_row_stream.cuh"
@@ -417,6 +422,32 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
       continue;
     }
 
+    // f(jc) for the columns of this thread's chunk that it computes for its lane group: every lane
+    // of a block's group holds the chunk's eight keys after the shuffle combine, and the lane at
+    // position g takes columns g, g + kSubLanes, ...
+    const auto for_lane_columns = [&](auto&& f) {
+      const int g = rl % kSubLanes;
+#pragma unroll
+      for (int t = 0; t < (kChunk + kSubLanes - 1) / kSubLanes; ++t) {
+        const int jc = g + t * kSubLanes;
+        if (jc < kChunk) f(jc);
+      }
+    };
+    // One-column blocks: the block_casts of the chunk's columns from keys_of(jc) = (key, all),
+    // into sscale / sfast, which only this warp reads (no CTA barrier), and the stored scales.
+    const auto cast_columns = [&](auto&& keys_of) {
+      __syncwarp();  // this warp's casts of the previous item are done with sscale
+      for_lane_columns([&](int jc) {
+        const uint2 ka = keys_of(jc);
+        const BlockCast bc = block_cast<P>(r, bounds, ka.x, ka.y);
+        sscale[slot0 + jc] = bc.scale;
+        sfast[slot0 + jc] = bc.fast ? 1 : 0;
+        if (col_ok && rr.writes_scale && sub_exists(my_sub))
+          store_scale(scales, scale_index_of(my_sub, c0 + jc), scale_bytes, bc.scale.stored);
+      });
+      __syncwarp();
+    };
+
     // Pass 1: per-column keys of this thread's blocks, over every piece (the cast launch of split
     // blocks takes the keys from the workspace instead).
     if constexpr (kMode != KeyMode::Load) {
@@ -452,29 +483,15 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
             acc[k] = combine_keys<In>(acc[k], __shfl_xor_sync(0xFFFFFFFFu, acc[k], o));
             if constexpr (kDrop) acc_all[k] = combine_keys<In>(acc_all[k], __shfl_xor_sync(0xFFFFFFFFu, acc_all[k], o));
           }
-        if constexpr (kAmaxCols == 1) {
-          // Every lane of the block's lane group holds its eight column keys: the lane at position
-          // g computes the casts of columns g, g + kSubLanes, ... of the chunk, which only this
-          // warp reads (no CTA barrier).
-          __syncwarp();  // this warp's casts of the previous item are done with sscale
-          const int g = rl % kSubLanes;
-#pragma unroll
-          for (int t = 0; t < (kChunk + kSubLanes - 1) / kSubLanes; ++t) {
-            const int jc = g + t * kSubLanes;
-            if (jc >= kChunk) continue;
-            if constexpr (kMode == KeyMode::Store) {
-              // The range's key into the block's workspace slot (an integer maximum: any order).
-              if (col_ok && rr.r1 > rr.r0) atomicMax(keys + map.key_index(it.range_id, c0 + jc), column_key<In>(acc, jc));
-              continue;
-            }
-            const BlockCast bc = block_cast<P>(r, bounds, column_key<In>(acc, jc),
-                                               column_key<In>(kDrop ? acc_all : acc, jc));
-            sscale[slot0 + jc] = bc.scale;
-            sfast[slot0 + jc] = bc.fast ? 1 : 0;
-            if (col_ok && rr.writes_scale && sub_exists(my_sub))
-              store_scale(scales, scale_index_of(my_sub, c0 + jc), scale_bytes, bc.scale.stored);
-          }
-          __syncwarp();
+        if constexpr (kAmaxCols == 1 && kMode == KeyMode::Store) {
+          // The range's keys into the blocks' workspace slots (an integer maximum: any order).
+          for_lane_columns([&](int jc) {
+            if (col_ok && rr.r1 > rr.r0) atomicMax(keys + map.key_index(it.range_id, c0 + jc), column_key<In>(acc, jc));
+          });
+        } else if constexpr (kAmaxCols == 1) {
+          cast_columns([&](int jc) {
+            return make_uint2(column_key<In>(acc, jc), column_key<In>(kDrop ? acc_all : acc, jc));
+          });
         } else if (rl % kSubLanes == 0) {
           // The chunk's key (the maximum of its columns'), one slot per chunk.
           std::uint32_t k = 0, a = 0;
@@ -492,19 +509,10 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     } else {
       // The block's key from the workspace. It holds keys only: for a recipe that drops NaN an
       // `all` word above every magnitude keeps the block on encode_bits (exact, slower).
-      __syncwarp();  // this warp's casts of the previous item are done with sscale
-      const int g = rl % kSubLanes;
-#pragma unroll
-      for (int t = 0; t < (kChunk + kSubLanes - 1) / kSubLanes; ++t) {
-        const int jc = g + t * kSubLanes;
-        if (jc >= kChunk) continue;
+      cast_columns([&](int jc) {
         const std::uint32_t k = col_ok ? keys[map.key_index(it.range_id, c0 + jc)] : 0u;
-        const BlockCast bc = block_cast<P>(r, bounds, k, drop_nan ? 0xFFFFFFFFu : k);
-        sscale[slot0 + jc] = bc.scale;
-        sfast[slot0 + jc] = bc.fast ? 1 : 0;
-        if (col_ok && rr.writes_scale) store_scale(scales, map.scale_index(it.range_id, c0 + jc), scale_bytes, bc.scale.stored);
-      }
-      __syncwarp();
+        return make_uint2(k, drop_nan ? 0xFFFFFFFFu : k);
+      });
     }
     if constexpr (kMode == KeyMode::Store) {
       Lc += it.loads;

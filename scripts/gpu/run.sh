@@ -175,6 +175,10 @@ fi
       bench)
         detail=$(grep -E '^Disposition' "$logs/bench.log" 2>/dev/null | tail -1)
         ;;
+      patterns)
+        detail=$(grep -E 'along rows \+ barrier, T=128' "$logs/patterns.log" 2>/dev/null | grep -oE '[0-9.]+% of copy' |
+          head -1 | sed 's/^/stream skeleton at /')
+        ;;
       torch)
         detail=$(grep -E 'passed, [0-9]+ failed' "$logs/torch.log" 2>/dev/null | tail -1)
         ;;
@@ -195,6 +199,7 @@ fi
   [[ -f $logs/gemm_calibration.log ]] && grep -E '^  [a-z0-9]+/fast=' "$logs/gemm_calibration.log" | sed 's/^/  /'
   [[ -f $logs/bench.log ]] && grep -E '^(octet_gpu_bench|op |copy |cast |All results|validation)' "$logs/bench.log" | sed 's/^/  /'
   [[ -f $logs/sass.txt ]] && sed -n '2,12p' "$logs/sass.txt" | grep -E 'F2FP|LDG|STG' | sed 's/^/  sass /'
+  [[ -f $logs/patterns.log ]] && grep -E '^(NVIDIA|reads|writes|both|[A-Z])' "$logs/patterns.log" | sed 's/^/  /'
   if [[ -f $logs/bench_kernels.log ]]; then
     echo
     python3 scripts/gpu/kernel_table.py "$logs/bench_kernels.log" "$logs/torch_ref.log" 2>&1 || true
