@@ -112,8 +112,12 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
     // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast. Small groups
     // take 128-column tiles (two 128-row pieces), larger ones 64-column tiles.
     const GroupColMap map{K, N, G, offs};
-    const char* tile = std::getenv("OCTET_CUDA_PER_GROUP_COLWISE_TILE");  // 64 or 128: tuning sweeps
-    const bool narrow = tile != nullptr ? std::atoi(tile) == 128 : G > 0 && K / G < 192;
+    // OCTET_CUDA_PER_GROUP_COLWISE_TILE = 64 or 128 forces the width (tuning sweeps), read once.
+    static const int forced_tile = [] {
+      const char* v = std::getenv("OCTET_CUDA_PER_GROUP_COLWISE_TILE");
+      return v != nullptr ? std::atoi(v) : 0;
+    }();
+    const bool narrow = forced_tile != 0 ? forced_tile == 128 : G > 0 && K / G < 192;
     if (narrow)
       quant::launch_column_blocks<128, 1, 64, 32, TorchaoRowwisePow2Core>(
           src, x, N, q, scales, false, out_vec, r, map, G + 1, stream);
