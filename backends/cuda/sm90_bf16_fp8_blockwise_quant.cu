@@ -65,13 +65,16 @@ struct LhsScale {
   __device__ std::int64_t operator()(std::int64_t m, int kb) const { return kb * M + m; }
 };
 
+// The 128-row block b of `rows` rows: [128b, min(128b + 128, rows)), the last one partial.
+__device__ __forceinline__ quant::RowRange row_block(std::int64_t b, std::int64_t rows) {
+  const std::int64_t r1 = (b + 1) * kBlock;
+  return {b * kBlock, r1 < rows ? r1 : rows, false};
+}
+
 // act rhs: range b = rows [128b, min(128b + 128, M)); scale (b, k) at b*K + k.
 struct RhsMap {
   std::int64_t M, K;
-  __device__ quant::RowRange range(std::int64_t b) const {
-    const std::int64_t r1 = (b + 1) * kBlock;
-    return {b * kBlock, r1 < M ? r1 : M, false};
-  }
+  __device__ quant::RowRange range(std::int64_t b) const { return row_block(b, M); }
   __device__ std::int64_t scale_index(std::int64_t b, std::int64_t k) const { return b * K + k; }
   __device__ std::int64_t out_offset(std::int64_t m, std::int64_t k) const { return k * M + m; }
 };
@@ -368,10 +371,7 @@ struct RowMajorBlockMap {
   static constexpr bool kRowMajorCodes = true;
   std::int64_t rows, cols, scale_cols;
   int col_shift;  // 0 (one column per block) or 7 (128 columns)
-  __device__ quant::RowRange range(std::int64_t i) const {
-    const std::int64_t r1 = (i + 1) * kBlock;
-    return {i * kBlock, r1 < rows ? r1 : rows, false};
-  }
+  __device__ quant::RowRange range(std::int64_t i) const { return row_block(i, rows); }
   __device__ std::int64_t scale_index(std::int64_t i, std::int64_t col) const {
     return i * scale_cols + (col >> col_shift);
   }

@@ -216,14 +216,14 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   constexpr int kVecs = kWords / 4;  // 16-byte pieces per chunk
   // Merged ranges: kSubs blocks of kSubRows rows per range (units = 1), kSubLanes row lanes each.
   constexpr int kSubRows = SubBlockRows<Map>::value;
-  constexpr int kSubs = kSubRows > 0 ? kColumnPieceRows<kTileCols> / kSubRows : 1;
+  constexpr int kSubs = kColumnScaleSlots<Map, kTileCols> / kTileCols;
   constexpr int kSubLanes = kSubRows > 0 ? kSubRows / 8 : kLanes;
   static_assert(kSubRows % 8 == 0 && kColumnPieceRows<kTileCols> % (kSubRows > 0 ? kSubRows : 1) == 0,
                 "merged blocks of whole 8-row blocks, whole blocks per piece");
   constexpr bool kRowMajor = RowMajorCodes<Map>::value;
   extern __shared__ __align__(128) unsigned char smem[];
   const int S = shape.stages;
-  const ColumnStreamLayout lay(S, shape.stage_bytes, kTileCols * kSubs);
+  const ColumnStreamLayout lay(S, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>);  // as the host's
   std::uint32_t* skeys = reinterpret_cast<std::uint32_t*>(smem + lay.keys);
   std::uint32_t* salls = reinterpret_cast<std::uint32_t*>(smem + lay.alls);
   BlockScale* sscale = reinterpret_cast<BlockScale*>(smem + lay.scales);
