@@ -31,7 +31,7 @@
 #include <cstdlib>
 
 #include "quant.hpp"
-#include "sm90_quant_column_cluster.cuh"
+#include "sm90_quant_column_stream.cuh"
 #include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
@@ -106,10 +106,6 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
                                   std::uint32_t* scales, cudaStream_t stream) {
   require(K >= 0 && N >= 0, "x_k_n: negative shape (" + std::to_string(K) + ", " + std::to_string(N) + ")");
   require_groups(G, offs);
-  // The whole K rows of a 32-column strip in one cluster's shared memory (K up to 16 * 1088 rows
-  // for bf16): every group read once, whatever its size.
-  if (quant::launch_group_column_cluster<32, TorchaoRowwisePow2Core>(src, x, K, N, offs, G, r, q, scales, stream))
-    return;
   const bool out_vec = K % 8 == 0;
   if (G == 0 || K / G <= kSplitRows) {
     // Groups of up to two ~32 KB stages (256 rows of 64 columns, 128 of 128) are read once, larger

@@ -115,9 +115,8 @@ __device__ __forceinline__ std::uint32_t smem_address(const void* p) {
 #define OCTET_BULK_COPY_ASM(...) asm volatile(__VA_ARGS__)
 #endif
 
-// A barrier whose phase completes after `count` arrivals.
-__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, std::uint32_t count = 1) {
-  OCTET_BULK_COPY_ASM("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(count) : "memory");
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar) {
+  OCTET_BULK_COPY_ASM("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
 }
 
 __device__ __forceinline__ void mbarrier_init_fence() {
