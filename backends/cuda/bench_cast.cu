@@ -10,7 +10,8 @@
 // Napkin math: a cast reads n * sizeof(src) bytes and writes n bytes, so at the copy bandwidth
 // B (read + write bytes per second) its floor is (sizeof(src) + 1) * n / B. On an H100 (about
 // 3.0 TB/s copy): 256M fp32 -> e4m3fn moves 1.34 GB, about 0.45 ms.
-// The time is the median of `reps` launches, each between two CUDA events, after 5 warm-ups.
+// The time is the median of `reps` launches, each between two CUDA events, after 5 warm-ups
+// (bench::median_ms, bench_harness.hpp).
 // Inputs are random values around the e4m3fn range (never zeros); before timing, both
 // variants' outputs are compared byte for byte.
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_harness.hpp"
 #include "cuda_cast.hpp"
 #include "cuda_check.hpp"
 
@@ -55,30 +57,6 @@ __global__ void count_diff_kernel(const std::uint8_t* a, const std::uint8_t* b, 
   unsigned long long local = 0;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) local += a[i] != b[i];
   if (local != 0) atomicAdd(count, local);
-}
-
-// ----------------------------------------------------------------------------
-// timing
-
-template <class Launch>
-double median_ms(Launch launch, int reps) {
-  cudaEvent_t start, stop;
-  OCTET_CUDA_CHECK(cudaEventCreate(&start));
-  OCTET_CUDA_CHECK(cudaEventCreate(&stop));
-  for (int i = 0; i < 5; ++i) launch();
-  OCTET_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms(reps);
-  for (int i = 0; i < reps; ++i) {
-    OCTET_CUDA_CHECK(cudaEventRecord(start));
-    launch();
-    OCTET_CUDA_CHECK(cudaEventRecord(stop));
-    OCTET_CUDA_CHECK(cudaEventSynchronize(stop));
-    OCTET_CUDA_CHECK(cudaEventElapsedTime(&ms[i], start, stop));
-  }
-  OCTET_CUDA_CHECK(cudaEventDestroy(start));
-  OCTET_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(ms.begin(), ms.end());
-  return ms[reps / 2];
 }
 
 }  // namespace
@@ -135,7 +113,7 @@ int main(int argc, char** argv) {
     }
     if (ok) std::printf("All results match. Starting benchmarks.\n");
 
-    const double copy_ms = median_ms([&] { OCTET_CUDA_CHECK(cudaMemcpyAsync(copy, f32, n * 4, cudaMemcpyDeviceToDevice)); }, reps);
+    const double copy_ms = octet::cuda::bench::median_ms([&] { OCTET_CUDA_CHECK(cudaMemcpyAsync(copy, f32, n * 4, cudaMemcpyDeviceToDevice)); }, reps);
     const double copy_gbs = 2.0 * double(n) * 4 / (copy_ms * 1e-3) * 1e-9;
 
     std::printf("%-8s %-5s %-7s %-7s %10s %9s %7s  %s\n", "op", "src", "dst", "variant", "us", "GB/s", "%copy", "bytes");
@@ -146,7 +124,7 @@ int main(int argc, char** argv) {
                    Case{SourceType::bf16, "1"}, Case{SourceType::bf16, "2"}, Case{SourceType::bf16, "2raw"}}) {
       const void* in = c.src == SourceType::fp32 ? static_cast<const void*>(f32) : static_cast<const void*>(bf16);
       const std::string v = c.variant;
-      const double ms = median_ms(
+      const double ms = octet::cuda::bench::median_ms(
           [&] {
             if (v == "2raw") octet::cuda::cast_cvt_raw(c.src, in, n, dst, out1);
             else octet::cuda::cast(c.src, in, n, dst, spec, out1, nullptr, v == "1" ? CastVariant::generic : CastVariant::hardware_cvt);

@@ -9,7 +9,7 @@
 # gathers / scatters, TE's unpermute sum, the FP8-Flow transpose and SwiGLU + MX quantisation
 # written with torch ops), compiled with torch.compile; group layouts and index maps are built
 # once outside the timed region, as octet's host-side plans are. Time: median of 50 CUDA-event
-# timed calls after warm-up. Output, one line per measurement:
+# timed calls after warm-up (bench_timing.py). Output, one line per measurement:
 #   torch <kernel> <shape> groups <G> <us> us
 # Needs torch with CUDA (2.x); no network.
 import math
@@ -19,6 +19,8 @@ import time
 
 import torch
 import torch.nn.functional as F
+
+from bench_timing import median_us
 
 TOKENS, HIDDEN = 16640, 5120
 SCALE_COLS = HIDDEN // 32
@@ -31,22 +33,6 @@ DEV = "cuda"
 # (a compile plus 55 timed calls takes up to ~15 s).
 BUDGET_S = float(os.environ.get("OCTET_TORCH_REF_BUDGET_S", "95"))
 T0 = time.time()
-
-
-def median_us(fn, reps=50, warmups=5):
-    for _ in range(warmups):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def report(kernel, shape, groups, fn):

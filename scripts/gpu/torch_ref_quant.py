@@ -7,8 +7,8 @@
 # PyTorch after the peer's torch reference (torchao float8_utils.py / moe_training/utils.py
 # torch_to_float8_per_group_{rowwise,colwise}, mx_tensor.py::to_mx RCEIL, blockwise_fp8_training
 # kernels' torch references), compiled with torch.compile, and timed with CUDA events (median of
-# 50 runs after warm-up). These are bandwidth references, not bit-exact twins: octet's own GPU
-# test checks bytes against the emulator. Per-group ops take a per-index group id tensor (a
+# 50 runs after warm-up, bench_timing.py). These are bandwidth references, not bit-exact twins:
+# octet's own GPU test checks bytes against the emulator. Per-group ops take a per-index group id tensor (a
 # scatter-reduce amax), so one compiled graph serves every group count: each operation is compiled
 # once with dynamic shapes, and rows past --budget seconds are skipped (run.sh allows ~120 s).
 #
@@ -16,30 +16,16 @@
 #   torch <kernel> <shape> groups <G> <us> us
 # Usage: python3 scripts/gpu/torch_ref_quant.py [--reps N] [--budget SECONDS]
 import argparse
-import statistics
 import sys
 import time
 
 import torch
 
+from bench_timing import median_us
+
 FP8 = torch.float8_e4m3fn
 FP8_MAX = 448.0
 EPS = 1e-12
-
-
-def median_us(fn, reps):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    return statistics.median(times)
 
 
 def pow2_scale(amax):
