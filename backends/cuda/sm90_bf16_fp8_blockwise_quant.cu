@@ -88,14 +88,18 @@ struct TokenScale {
 
 // weight rhs, E stacked (M, N) matrices as (E*M, N) rows: range i = tile row mb = i % Mb of
 // expert e = i / Mb; scale (e, mb, nb) at e*Mb*Nb + nb*Mb + mb; codes of expert e column-major.
+// The expert of a row by FastDiv (E*M < 2^32, checked on the host): out_offset runs once per 8
+// codes, and a 64-bit division there cost more than the cast.
 struct WeightMap {
   std::int64_t M, N, Mb, Nb;
+  quant::FastDiv m_div, mb_div;  // by M, by Mb
   __device__ quant::RowRange range(std::int64_t i) const { return {i * kBlock, (i + 1) * kBlock, false}; }
   __device__ std::int64_t scale_index(std::int64_t i, std::int64_t n) const {
-    return (i / Mb) * Mb * Nb + (n / kBlock) * Mb + i % Mb;
+    const std::int64_t e = mb_div.div(std::uint32_t(i));
+    return e * Mb * Nb + (n / kBlock) * Mb + (i - e * Mb);
   }
   __device__ std::int64_t out_offset(std::int64_t row, std::int64_t n) const {
-    const std::int64_t e = row / M;
+    const std::int64_t e = m_div.div(std::uint32_t(row));
     return e * M * N + n * M + (row - e * M);
   }
 };
@@ -462,8 +466,10 @@ void fp8_blockwise_weight_quant_rhs_experts(SourceType src, const void* x, std::
   require_multiple(M, "x_m_n: M", peer);
   require_multiple(N, "x_m_n: N", peer);
   const std::int64_t Mb = M / kBlock, Nb = N / kBlock;
-  quant::launch_column_blocks<128, 128, 128, 32, TorchaoBlockwiseCore>(
-      src, x, N, q, scales, false, true, r, WeightMap{M, N, Mb, Nb}, E * Mb, stream);
+  require(E * M < (std::int64_t(1) << 32), "x_m_n: E*M = " + std::to_string(E * M) + " rows, at most 2^32 - 1");
+  const WeightMap map{M, N, Mb, Nb, quant::FastDiv(std::uint32_t(M)), quant::FastDiv(std::uint32_t(Mb))};
+  quant::launch_column_blocks<128, 128, 128, 32, TorchaoBlockwiseCore>(src, x, N, q, scales, false, true, r, map,
+                                                                       E * Mb, stream);
 }
 
 }  // namespace octet::cuda

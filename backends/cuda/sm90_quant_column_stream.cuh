@@ -66,6 +66,9 @@ struct ColumnStreamShape {
   int units = 1;                 // 8-row blocks per thread and piece (<= kColumnMaxUnits)
   int stages = 2;
   std::uint32_t stage_bytes = 0; // piece_rows * kTileCols * sizeof(In)
+  // Divisions by col_tiles, piece_rows and stages (FastDiv, set by the host: kernel parameters, so
+  // the kernel reads them from the constant bank instead of holding them in registers).
+  FastDiv tiles_div, pieces_div, stages_div;
 };
 
 // The shared memory of one CTA: the stages, then the per-column keys, scales and flags.
@@ -247,12 +250,12 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   };
   RowRange* sranges = reinterpret_cast<RowRange*>(smem + lay.ranges);
   for (int j = tid; j < kColumnRangeCache && step_of(j) < shape.items; j += kStreamThreads)
-    sranges[j] = map.range(std::int64_t(item_index(j) / std::uint32_t(shape.col_tiles)));
+    sranges[j] = map.range(std::int64_t(shape.tiles_div.div(item_index(j))));
   __syncthreads();
   const auto item_of = [&](int j) {
     ColumnItem it;
     const std::uint32_t item = item_index(j);
-    const std::uint32_t range_id = item / std::uint32_t(shape.col_tiles);
+    const std::uint32_t range_id = shape.tiles_div.div(item);
     it.range_id = range_id;
     it.tile = item - range_id * std::uint32_t(shape.col_tiles);
     it.rr = j < kColumnRangeCache ? sranges[j] : map.range(it.range_id);
@@ -261,7 +264,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     const std::int64_t rows = it.rr.r1 - it.base;  // 32-bit division where it fits
     it.pieces = !reads ? 0
                 : rows < (std::int64_t(1) << 31) - piece_rows
-                    ? int((std::uint32_t(rows) + std::uint32_t(piece_rows) - 1) / std::uint32_t(piece_rows))
+                    ? int(shape.pieces_div.div(std::uint32_t(rows) + std::uint32_t(piece_rows) - 1))
                     : int((rows + piece_rows - 1) / piece_rows);
     // Read twice (keys, then casts) where an item of its own block outgrows the stages.
     it.loads = kMode == KeyMode::Own && it.pieces > S ? 2 * it.pieces : it.pieces;
@@ -277,8 +280,8 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   constexpr int kRowVecs = int(kRowBytes / 16);  // 16-byte vectors per row (8 .. 256)
   static_assert(kRowVecs >= 8 && kRowVecs <= kStreamThreads, "a copy pass covers whole rows");
   constexpr int kSwz = kLanes < 8 ? kLanes : 8;
-  const auto swizzle = [](int row) { return ((row >> 3) % kSwz) * (8 / kSwz); };
-  const auto stage_of = [&](int L) { return smem + std::uint32_t(L % S) * shape.stage_bytes; };
+  const auto swizzle = [](int row) { return int((unsigned(row) >> 3) % kSwz) * (8 / kSwz); };
+  const auto stage_of = [&](int L) { return smem + shape.stages_div.mod(std::uint32_t(L)) * shape.stage_bytes; };
   // This thread's blocks read rows (rl + u * kLanes) * 8 + i: the same swizzle for all of them.
   const int my_swz = swizzle(rl * 8);
   const auto slot_chunk = [&](const unsigned char* block, int i) {
@@ -308,7 +311,8 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     for (; step_of(pj) < shape.items; ++pj, pk = 0) {
       const ColumnItem it = item_of(pj);
       if (pk >= it.loads) continue;
-      const std::int64_t prow0 = it.base + std::int64_t(pk % it.pieces) * piece_rows;
+      const int pp = pk < it.pieces ? pk : pk - it.pieces;  // the second reading of a twice-read item
+      const std::int64_t prow0 = it.base + std::int64_t(pp) * piece_rows;
       const std::int64_t col = it.tile * kTileCols + std::int64_t(copy_w) * (16 / int(sizeof(In)));
       if (col < cols) {
         unsigned char* stage = stage_of(committed);
@@ -644,6 +648,9 @@ bool launch_column_stream_mode(SourceType src, const void* x, std::int64_t cols,
   shape.piece_rows = shape.units * 8 * kLanes;
   shape.stage_bytes = std::uint32_t(shape.units) * round_bytes;
   shape.stages = tuning.stages;
+  shape.tiles_div = FastDiv(std::uint32_t(shape.col_tiles));
+  shape.pieces_div = FastDiv(std::uint32_t(shape.piece_rows));
+  shape.stages_div = FastDiv(std::uint32_t(shape.stages));
   const ColumnStreamLayout lay(shape.stages, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>);
   if (lay.total > kStreamMaxSharedBytes) return false;
   const RecipeCore core = make_core(r);
