@@ -29,13 +29,17 @@
 //           2d: the dim0 launch and the dim1 launch (its scales stored (cols, rows/32) with strides
 //           (1, cols)); the input is read twice, so at most 4/6 of the copy rate in the counted
 //           bytes (input once, both outputs once).
-//           blocked scales: the quantiser into a stream-ordered scratch of plain scales, then the
-//           scale swizzle (sm90_e8m0_scale_swizzle.cu); 3D first spreads each expert's scales to
-//           (K, N/32) (a 32x32 scale repeated for its 32 k), as the emulator does.
+//           blocked scales: 1x32 with no padded tile (M % 128 == 0, (K/32) % 4 == 0): the dim0
+//           kernel stores each scale straight at its blocked offset (octet::blocked_offset, one
+//           pass). Otherwise the quantiser into a stream-ordered scratch of plain scales, then the
+//           scale swizzle (sm90_e8m0_scale_swizzle.cu, which writes the padding); 3D first spreads
+//           each expert's scales to (K, N/32) (a 32x32 scale repeated for its 32 k), as the emulator
+//           does.
 //           dequant: 16 codes per thread and step (one 16-byte load, 32 or 64 bytes stored with
 //           16-byte stores), code values from a 256-entry shared table.
 // Bytes:    quantisers: M*K*sizeof(in) read, M*K codes + M*K/32 scale bytes written; dequant: M*K
 //           codes + M*K/32 scale bytes read, M*K*sizeof(out) written.
+#include "octet/kernels/mx_swizzle.hpp"
 #include "quant.hpp"
 #include "sm90_e8m0_scale_swizzle.hpp"
 #include "sm90_layout_device.hpp"
@@ -67,6 +71,13 @@ void require_block_multiple(std::int64_t extent, const char* kernel, const char*
 struct Dim0Scale {
   std::int64_t Kb;
   __device__ std::int64_t operator()(std::int64_t m, int kb) const { return m * Kb + kb; }
+};
+
+// dim0 into the blocked layout of the (M, K/32) scale matrix, for matrices with no padded tile:
+// scale (m, kb) at blocked_offset(m, kb) (mx_swizzle.hpp, torchao to_blocked).
+struct Dim0BlockedScale {
+  std::int64_t n_col_blocks;  // K / 32 / 4
+  __device__ std::int64_t operator()(std::int64_t m, int kb) const { return blocked_offset(m, kb, n_col_blocks); }
 };
 
 // dim1: range b = rows [32b, 32b + 32); scale (k, b) at k*k_stride + b*b_stride: (M/32, 1) for
@@ -112,10 +123,16 @@ void check_3d(const Recipe& r, std::int64_t E, std::int64_t N, std::int64_t K, b
   if (block32x32) require_block_multiple(K, kKernel, "x.cols (K)");
 }
 
+// Scales at scale(m, kb): Dim0Scale (row-major) or Dim0BlockedScale.
+template <class Scale>
+void launch_dim0(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
+                 std::uint8_t* scales, Scale scale, cudaStream_t stream) {
+  quant::launch_row_blocks<2, 8, 2, TorchaoMxRceilCore, TeMxfp8Core>(src, x, q, scales, true, r,
+                                                                     quant::BlockColumns<Scale>{M, K, kMxBlock, scale}, stream);
+}
 void launch_dim0(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
                  std::uint8_t* scales, cudaStream_t stream) {
-  quant::launch_row_blocks<2, 8, 2, TorchaoMxRceilCore, TeMxfp8Core>(src, x, q, scales, true, r,
-                                                                     quant::BlockColumns<Dim0Scale>{M, K, kMxBlock, Dim0Scale{K / kMxBlock}}, stream);
+  launch_dim0(src, x, M, K, r, q, scales, Dim0Scale{K / kMxBlock}, stream);
 }
 // Scale (k, b) at k*k_stride + b*b_stride.
 void launch_dim1(SourceType src, const void* x, std::int64_t M, std::int64_t K, const Recipe& r, std::uint8_t* q,
@@ -271,6 +288,10 @@ void mx_blocked_scales_2d(SourceType src, const void* x, std::int64_t M, std::in
   else check_dim0(r, M, K);
   // The plain scales: (M, K/32) for 1x32, (K, M/32) for 32x1, row-major.
   const std::int64_t rows = block32x1 ? K : M, cols = block32x1 ? M / kMxBlock : K / kMxBlock;
+  if (!block32x1 && M % kScaleTileRows == 0 && cols % kScaleTileCols == 0) {
+    launch_dim0(src, x, M, K, r, q, scale_blocked, Dim0BlockedScale{cols / kScaleTileCols}, stream);
+    return;
+  }
   const layout_detail::StreamScratch<std::uint8_t> scales(std::size_t(rows * cols), stream);
   if (block32x1) launch_dim1(src, x, M, K, r, q, scales.get(), M / kMxBlock, 1, stream);
   else launch_dim0(src, x, M, K, r, q, scales.get(), stream);
