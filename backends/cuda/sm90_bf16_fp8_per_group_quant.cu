@@ -29,11 +29,9 @@
 //           OCTET_CUDA_PER_GROUP_COLWISE_TILE=64|128 forces the tile width (tuning sweeps).
 // Bytes:    K_total*N*sizeof(in) read, the same count of codes + 4*G*(rows or cols) written.
 #include <cstdlib>
-#include <limits>
 
 #include "quant.hpp"
 #include "sm90_quant_column_stream.cuh"
-#include "sm90_quant_group_window.cuh"
 #include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
@@ -78,35 +76,6 @@ void require_groups(std::int64_t G, const std::int64_t* offs) {
   require(G == 0 || offs != nullptr, "offs: null device pointer for " + std::to_string(G) + " groups");
 }
 
-// group_window_kernel (sm90_quant_group_window.cuh) where it applies: true when it ran.
-// OCTET_CUDA_PER_GROUP_COLWISE_WINDOW=0 turns it off (comparisons with the per-group items).
-bool group_window(SourceType src, const void* x, std::int64_t K, std::int64_t N, const std::int64_t* offs,
-                  std::int64_t G, const Recipe& r, std::uint8_t* q, std::uint32_t* scales, bool out_vec,
-                  cudaStream_t stream) {
-  static const bool enabled = [] {
-    const char* v = std::getenv("OCTET_CUDA_PER_GROUP_COLWISE_WINDOW");
-    return v == nullptr || std::atoi(v) != 0;
-  }();
-  if (!enabled || src != SourceType::bf16 || G < 1 || G > quant::kWindowMaxGroups || K < 1 || N < 1 ||
-      N % quant::kChunk != 0 || N > std::numeric_limits<int>::max() || !quant::aligned(x, 16) ||
-      K > std::int64_t(quant::kWindowRows) * 65536 || quant::device().cc < 90)
-    return false;
-  const std::int64_t tiles = (N + quant::kWindowCols - 1) / quant::kWindowCols;
-  const bool drop_nan = r.amax_nan == AmaxNan::Drop;
-  const std::size_t key_words = std::size_t(G * N), words = key_words * (drop_nan ? 2 : 1) + std::size_t(G * tiles);
-  std::uint32_t* ws = nullptr;
-  OCTET_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ws), words * sizeof(std::uint32_t), stream));
-  OCTET_CUDA_CHECK(cudaMemsetAsync(ws, 0, words * sizeof(std::uint32_t), stream));
-  quant::GroupWindowWork work;
-  work.keys = ws;
-  work.alls = drop_nan ? ws + key_words : nullptr;
-  work.counts = ws + key_words * (drop_nan ? 2 : 1);
-  const bool ran = quant::launch_group_window<TorchaoRowwisePow2Core>(src, x, K, N, offs, G, r, q, scales, out_vec,
-                                                                     stream, work);
-  OCTET_CUDA_CHECK(cudaFreeAsync(ws, stream));
-  return ran;
-}
-
 }  // namespace
 
 void fp8_per_group_rowwise_scales(SourceType src, const void* x, std::int64_t M, std::int64_t K,
@@ -138,7 +107,6 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
   require(K >= 0 && N >= 0, "x_k_n: negative shape (" + std::to_string(K) + ", " + std::to_string(N) + ")");
   require_groups(G, offs);
   const bool out_vec = K % 8 == 0;
-  if (group_window(src, x, K, N, offs, G, r, q, scales, out_vec, stream)) return;
   if (G == 0 || K / G <= kSplitRows) {
     // Groups of up to two ~32 KB stages (256 rows of 64 columns, 128 of 128) are read once, larger
     // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast. Small groups
