@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "sm90_layout_device.hpp"
 #include "sm90_quant_common.cuh"
@@ -167,17 +168,21 @@ struct StreamShape {
   // group_lanes lanes (a power of two <= 32: equal blocks of up to 32 chunks, or rows of whole
   // 32-chunk windows); 0 for any other layout (runs found by a segmented scan).
   int group_lanes = 0;
+  // Runs of other layouts by match.any.sync + redux.sync instead of the segmented scan (per-group
+  // rows with long ranges; launch_row_blocks launches the kernel's kMatchRuns instance).
+  bool match_runs = false;
 };
 
 // The maximum of v[] over this lane's run, the neighbouring lanes of the warp with the same slot
 // (runs are contiguous: slots grow with the chunk index). Returns whether this lane holds the run's
-// result: lane 0 of each aligned group, or the last lane of each run (segmented Hillis-Steele scan,
-// five shuffle steps). Every lane of the warp must call it.
+// result: lane 0 of each aligned group, the first lane of each run (kMatchRuns), or the last lane
+// of each run (segmented Hillis-Steele scan, five shuffle steps). Every lane of the warp must call
+// it.
 // Aligned groups: one redux.sync for the whole warp, else a fixed ladder of xor shuffles under a
 // warp-uniform predicate. The runtime shuffle loop and the integer division of `lane % group_lanes`
 // it replaces were 37% of the rowwise kernel's instructions (ncu, H100: 26 instructions per
 // element); without them the 1x32, 1x128 and rowwise kernels gain 4-10 points of copy bandwidth.
-template <int kValues>
+template <bool kMatchRuns, int kValues>
 __device__ __forceinline__ bool run_max(int slot, std::uint32_t (&v)[kValues], int group_lanes) {
   constexpr unsigned kAll = 0xFFFFFFFFu;
   const int lane = int(threadIdx.x) % 32;
@@ -194,6 +199,14 @@ __device__ __forceinline__ bool run_max(int slot, std::uint32_t (&v)[kValues], i
       for (int k = 0; k < kValues; ++k) v[k] = max(v[k], __shfl_xor_sync(kAll, v[k], o));
     }
     return (lane & (group_lanes - 1)) == 0;  // group_lanes: a power of two
+  }
+  if constexpr (kMatchRuns) {
+    // The lanes with this lane's slot (match.any.sync), then one redux.sync per value over them
+    // (the warp split into disjoint member masks, as cooperative groups' labeled_partition does).
+    const unsigned peers = __match_any_sync(kAll, unsigned(slot));
+#pragma unroll
+    for (int k = 0; k < kValues; ++k) v[k] = __reduce_max_sync(peers, v[k]);
+    return lane == __ffs(peers) - 1;
   }
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
@@ -294,7 +307,7 @@ __device__ __forceinline__ RawChunk<In> stage_chunk(const unsigned char* stage, 
 // barrier; pass 2 casts each chunk from shared memory and stores its 8 codes. The next item's
 // pass 1 starts without a barrier (it touches only keys, cleared before the second barrier); its
 // first barrier frees the previous stage, which thread 0 then refills `stages` items ahead.
-template <class In, CastPath P, class R, class Map>
+template <class In, CastPath P, class R, class Map, bool kMatchRuns>
 __global__ void __launch_bounds__(kStreamThreads)
     row_stream_kernel(const In* __restrict__ x, std::uint8_t* __restrict__ q, void* __restrict__ scales,
                       bool scale_bytes, R r, CastBounds bounds, Map map, StreamShape shape) {
@@ -376,7 +389,7 @@ __global__ void __launch_bounds__(kStreamThreads)
         std::uint32_t v[kDrop ? 2 : 1];
         v[0] = key;
         if constexpr (kDrop) v[1] = all;
-        if (run_max(slot, v, shape.group_lanes) && slot >= 0) {
+        if (run_max<kMatchRuns>(slot, v, shape.group_lanes) && slot >= 0) {
           atomicMax(keys + slot, v[0]);
           if constexpr (kDrop) atomicMax(alls + slot, v[1]);
         }
@@ -512,12 +525,12 @@ void with_core(const RecipeCore& core, CastPath path, F&& f) {
   if (!done) with_path(path, [&](auto p) { f(p, core); });
 }
 
-// One launch of row_stream_kernel<In, P, R, Map>.
-template <class In, CastPath P, class R, class Map>
+// One launch of row_stream_kernel<In, P, R, Map, kMatchRuns>.
+template <class In, CastPath P, bool kMatchRuns, class R, class Map>
 void launch_row_stream(const void* x, std::uint8_t* q, void* scales, bool scale_bytes, const R& core,
                        const CastBounds& bounds, const Map& map, const StreamShape& shape, std::uint32_t smem,
                        const Device& d, cudaStream_t stream) {
-  constexpr auto kernel = &row_stream_kernel<In, P, R, Map>;
+  constexpr auto kernel = &row_stream_kernel<In, P, R, Map, kMatchRuns>;
   const int per_sm = stream_ctas_per_sm<kernel>(smem);
   kernel<<<grid_for(per_sm, shape.items, d), kStreamThreads, smem, stream>>>(static_cast<const In*>(x), q, scales,
                                                                               scale_bytes, core, bounds, map, shape);
@@ -561,14 +574,33 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
     if (shape.cpr % bc == 0 && bc >= 32 && bc % 32 == 0) shape.group_lanes = 32;
     if (shape.cpr % bc == 0 && bc < 32 && (bc & (bc - 1)) == 0) shape.group_lanes = int(bc);
   }
+  // match.any.sync + redux.sync for per-group rows (ranges at any column) with ranges of 32 chunks
+  // or more on average. H100, one machine, % of copy, match against the segmented scan: per-group
+  // rowwise 16640x5120 bf16 at 1 / 16 groups 87.2 / 83.6 against 83.0 / 81.0, at 64 / 128 groups
+  // 71.5 / 60.2 against 77.8 / 70.8 (several slots per warp); rowwise 3D at 64x2048x1408 (rows of
+  // 176 chunks, one range each) 89.0 against 92.6. OCTET_CUDA_STREAM_RUNS = match | scan forces
+  // either for per-group rows (tuning sweeps; the bytes are the same).
+  static const int forced_runs = [] {
+    const char* v = std::getenv("OCTET_CUDA_STREAM_RUNS");
+    return v == nullptr ? 0 : std::string(v) == "match" ? 1 : std::string(v) == "scan" ? 2 : 0;
+  }();
+  shape.match_runs = forced_runs != 0 ? forced_runs == 1 : Map::kMayMix && std::int64_t(segs) * 32 <= shape.cpr;
   const RecipeCore core = make_core(r);
   const CastBounds bounds = cast_bounds(r);
   const CastPath path = cast_path(r, d);
   with_source(src, [&](auto in) {
     using In = decltype(in);
     with_core<Cores...>(core, path, [&](auto p, const auto& rc) {
-      launch_row_stream<In, decltype(p)::value>(x, q, scales, scale_bytes, rc, bounds, map, shape, lay.total, d,
-                                                stream);
+      // match_runs only for maps that may have runs of any length (one more instance of those).
+      if constexpr (Map::kMayMix) {
+        if (shape.match_runs) {
+          launch_row_stream<In, decltype(p)::value, true>(x, q, scales, scale_bytes, rc, bounds, map, shape,
+                                                          lay.total, d, stream);
+          return;
+        }
+      }
+      launch_row_stream<In, decltype(p)::value, false>(x, q, scales, scale_bytes, rc, bounds, map, shape, lay.total,
+                                                       d, stream);
     });
   });
 }
