@@ -456,10 +456,11 @@ __global__ void __launch_bounds__(kStreamThreads)
 // ---------------------------------------------------------------------------------------------
 // Host side.
 
-// Shared memory per stage: ~32 KB, two stages (three CTAs per SM by shared memory and registers).
-// A stage's size matters more than the stage count: each item pays two barriers and the serial
-// scale phase (H100, 16640x5120 bf16 rowwise, % of copy: items of 10 KB 59%, 20 KB 80%, 30 KB 88%;
-// 4 x 12 KB or 8 x 8 KB stages no better than 4 x 16 KB; 30 KB items in 2 stages 90% (three CTAs)
+// Shared memory per stage: ~32 KB (the column kernel's; the row kernel's is set in stream_tuning),
+// two stages (three CTAs per SM by shared memory and registers). Measured before run_max and
+// FastDiv: a stage's size matters more than the stage count; each item pays two barriers and the
+// serial scale phase (H100, 16640x5120 bf16 rowwise, % of copy: items of 10 KB 59%, 20 KB 80%,
+// 30 KB 88%; 4 x 12 KB or 8 x 8 KB stages no better than 4 x 16 KB; 30 KB items in 2 stages 90% (three CTAs)
 // against 3 stages 88% (two CTAs), per-group at 1/16/64/128 groups 86/81/73/60% against
 // 73/68/58/47%; 40 or 60 KB items, one or two CTAs, 63-70%). Rows of up to 48 KB; at most
 // kStreamMaxSlots scale blocks per item. The environment variables OCTET_CUDA_STREAM_STAGE_BYTES
@@ -478,8 +479,19 @@ inline StreamTuning read_stream_tuning(const char* bytes_env, const char* stages
   v.stages = std::min(std::max(v.stages, 2), kStreamMaxStages);
   return v;
 }
+// The row kernel's items: ~24 KB. Measured again on 2026-11-26, after run_max and the divisions
+// left the hot paths (H100, % of copy, median of three runs, 24 KB against 32 KB stages):
+// rowwise 2D 93.0 / 85.4 (items of two 10 KB rows against three), rowwise 3D 99.3 / 91.1 at
+// 8x5120x8192 and 95.7 / 92.6 at 64x2048x1408, 1x128 lhs 89.5 / 88.2, blocked 1x32 87.6 / 86.5,
+// per-group at 1 / 16 / 64 / 128 groups 90.6 / 85.4 / 80.7 / 75.4 against 90.0 / 86.7 / 80.4 /
+// 74.0; MX dim0 88.6 / 90.0 and per-token 89.4 / 90.8 lose a little. 20 and 28 KB: within a
+// point of 24 KB.
 inline StreamTuning stream_tuning() {
-  static const StreamTuning t = read_stream_tuning("OCTET_CUDA_STREAM_STAGE_BYTES", "OCTET_CUDA_STREAM_STAGES");
+  static const StreamTuning t = [] {
+    StreamTuning v = read_stream_tuning("OCTET_CUDA_STREAM_STAGE_BYTES", "OCTET_CUDA_STREAM_STAGES");
+    if (std::getenv("OCTET_CUDA_STREAM_STAGE_BYTES") == nullptr) v.stage_target = 24 * 1024;
+    return v;
+  }();
   return t;
 }
 inline constexpr std::uint32_t kStreamMaxRowBytes = 48 * 1024;
