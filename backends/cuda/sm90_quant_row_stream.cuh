@@ -168,9 +168,6 @@ struct StreamShape {
   // group_lanes lanes (a power of two <= 32: equal blocks of up to 32 chunks, or rows of whole
   // 32-chunk windows); 0 for any other layout (runs found by a segmented scan).
   int group_lanes = 0;
-  // Runs of other layouts by match.any.sync + redux.sync instead of the segmented scan (per-group
-  // rows with long ranges; launch_row_blocks launches the kernel's kMatchRuns instance).
-  bool match_runs = false;
 };
 
 // The maximum of v[] over this lane's run, the neighbouring lanes of the warp with the same slot
@@ -207,18 +204,19 @@ __device__ __forceinline__ bool run_max(int slot, std::uint32_t (&v)[kValues], i
 #pragma unroll
     for (int k = 0; k < kValues; ++k) v[k] = __reduce_max_sync(peers, v[k]);
     return lane == __ffs(peers) - 1;
-  }
+  } else {
 #pragma unroll
-  for (int d = 1; d < 32; d *= 2) {
-    const int up_slot = __shfl_up_sync(kAll, slot, d);
+    for (int d = 1; d < 32; d *= 2) {
+      const int up_slot = __shfl_up_sync(kAll, slot, d);
 #pragma unroll
-    for (int k = 0; k < kValues; ++k) {
-      const std::uint32_t up = __shfl_up_sync(kAll, v[k], d);
-      if (lane >= d && up_slot == slot) v[k] = max(v[k], up);
+      for (int k = 0; k < kValues; ++k) {
+        const std::uint32_t up = __shfl_up_sync(kAll, v[k], d);
+        if (lane >= d && up_slot == slot) v[k] = max(v[k], up);
+      }
     }
+    const int next_slot = __shfl_down_sync(kAll, slot, 1);
+    return lane == 31 || next_slot != slot;
   }
-  const int next_slot = __shfl_down_sync(kAll, slot, 1);
-  return lane == 31 || next_slot != slot;
 }
 
 // The shared memory of one CTA: the stages, then (8-byte aligned) the barriers, the slot arrays
@@ -596,16 +594,16 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
     const char* v = std::getenv("OCTET_CUDA_STREAM_RUNS");
     return v == nullptr ? 0 : std::string(v) == "match" ? 1 : std::string(v) == "scan" ? 2 : 0;
   }();
-  shape.match_runs = forced_runs != 0 ? forced_runs == 1 : Map::kMayMix && std::int64_t(segs) * 32 <= shape.cpr;
+  const bool match_runs = forced_runs != 0 ? forced_runs == 1 : std::int64_t(segs) * 32 <= shape.cpr;
   const RecipeCore core = make_core(r);
   const CastBounds bounds = cast_bounds(r);
   const CastPath path = cast_path(r, d);
   with_source(src, [&](auto in) {
     using In = decltype(in);
     with_core<Cores...>(core, path, [&](auto p, const auto& rc) {
-      // match_runs only for maps that may have runs of any length (one more instance of those).
+      // The kMatchRuns instance only for maps that may have runs of any length.
       if constexpr (Map::kMayMix) {
-        if (shape.match_runs) {
+        if (match_runs) {
           launch_row_stream<In, decltype(p)::value, true>(x, q, scales, scale_bytes, rc, bounds, map, shape,
                                                           lay.total, d, stream);
           return;
