@@ -28,7 +28,8 @@
 //           token-group rhs / transposed lhs / DeepGEMM k-grouped: a one-CTA kernel lists the
 //           groups' 128-row blocks (a scan of ceil(size/128) over offs) in a device table, then
 //           the same kernels run one range per table entry (the table is sized for the worst
-//           case; unused entries are empty items).
+//           case; unused entries are empty items); whole 8-row blocks without per-row tests
+//           (kWholeBlockPaths), token-group items in tile-major order (kTileMajor).
 //           weight rhs, grouped rhs (per-expert column-major input read as (E*N, K) row-major):
 //           the same kernels over 128x128 tiles, one amax per tile. These read each element once
 //           and write the codes column-major, 8 rows of a column per store (8x8 byte transposes
@@ -181,6 +182,8 @@ __device__ __forceinline__ quant::RowRange block_range(const GroupBlock& b) {
 // blocks, range `capacity` the rows past offs[-1] (codes 0x00, no scale). Scale (block b, d) at
 // b*D + d; codes (m, d) at d*M + m.
 struct TokenGroupMap {
+  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's traits
+  static constexpr bool kTileMajor = true;
   std::int64_t M, D, G, capacity;
   const std::int64_t* offs;
   const GroupBlock* blocks;
@@ -197,6 +200,7 @@ struct TokenGroupMap {
 // s*D + d*(e - s) + (m - s); scale (d, b) at d*(offs[-1]/128) + b. Rows past offs[-1] are not
 // written (the output holds offs[-1]*D codes).
 struct KGroupedMap {
+  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's trait
   std::int64_t D, G;
   const std::int64_t* offs;
   const GroupBlock* blocks;

@@ -18,8 +18,9 @@
 //           cp.async up to three pieces ahead; groups of up to three pieces (768 rows at 64
 //           columns) are read
 //           once, larger ones twice (the second read mostly from L2); codes transposed in
-//           registers, 8 rows of a column per store. column_tiles_kernel where it does not apply
-//           (unaligned input, N % 8 != 0).
+//           registers, 8 rows of a column per store; whole 8-row blocks without per-row tests
+//           (kWholeBlockPaths). column_tiles_kernel where it does not apply (unaligned input,
+//           N % 8 != 0).
 //           With groups of more than 2048 rows on average (G = 1 at K = 16640) each group is
 //           split into ~256-row parts: a key pass (atomicMax of integer keys into a G*N workspace)
 //           then a cast pass, each over (G+1)*S*tiles items (column_stream_kernel's KeyMode::Store
@@ -44,6 +45,7 @@ using layout_detail::group_begin;
 
 // Colwise: G + 1 row ranges, the last one the zero-filled rows [offs[G-1], K).
 struct GroupColMap {
+  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's trait
   std::int64_t K, N, G;
   const std::int64_t* offs;
   __device__ quant::RowRange range(std::int64_t g) const {
@@ -56,6 +58,7 @@ struct GroupColMap {
 // Colwise with large groups: every range (group or tail) split into S parts of about
 // size / S rows; the scale block stays the group (key and scale index g*N + n).
 struct GroupPartMap {
+  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's trait
   std::int64_t K, N, G, S;
   const std::int64_t* offs;
   __device__ quant::RowRange range(std::int64_t id) const {

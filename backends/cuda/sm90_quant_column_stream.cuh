@@ -66,9 +66,10 @@ struct ColumnStreamShape {
   int units = 1;                 // 8-row blocks per thread and piece (<= kColumnMaxUnits)
   int stages = 2;
   std::uint32_t stage_bytes = 0; // piece_rows * kTileCols * sizeof(In)
-  // Divisions by col_tiles, piece_rows and stages (FastDiv, set by the host: kernel parameters, so
-  // the kernel reads them from the constant bank instead of holding them in registers).
-  FastDiv tiles_div, pieces_div, stages_div;
+  // Divisions by the count of the item index's faster part (col_tiles, or the ranges for
+  // TileMajor maps), piece_rows and stages (FastDiv, set by the host: kernel parameters, so the
+  // kernel reads them from the constant bank instead of holding them in registers).
+  FastDiv order_div, pieces_div, stages_div;
 };
 
 // The shared memory of one CTA: the stages, then the per-column keys, scales and flags.
@@ -175,6 +176,28 @@ struct RowMajorCodes : std::false_type {};
 template <class Map>
 struct RowMajorCodes<Map, std::void_t<decltype(Map::kRowMajorCodes)>> : std::bool_constant<Map::kRowMajorCodes> {};
 
+// kWholeBlockPaths: copy loops bounded by the range's rows (32-bit) and, for whole 8-row blocks, a
+// reduction and a cast without a test per row (the per-row tests evaluate 64-bit row bounds for
+// every row of every block), the fast casts of a block's eight rows together. For the group-offset
+// maps (per-group colwise, token- and k-grouped), whose partial pieces and blocks make them
+// instruction-bound. H100, % of copy, one run each (2026-11-26): per-group colwise at 1 / 16 / 64 /
+// 128 groups 51 / 54 / 61 / 53 to 52 / 57 / 66 / 57, k-grouped 69-71 to 77-80. Where every block is
+// a whole 128-row block the same paths were slower: 1x128 rhs 80% against 84% in the same run (fewer
+// instructions, the same bytes; isolated launches under ncu showed no difference), token-grouped rhs
+// at one group 76% against 80%. The maps of aligned ranges keep the per-row tests.
+// kTileMajor: items in tile-major order (the ranges of a tile one after another); the token-grouped
+// 1x128 rhs at 16 / 64 / 128 groups measured 72 / 58 / 55% range-major, 77 / 76 / 66% tile-major in
+// the same run (and the per-group colwise, 128x128 weights and DeepGEMM per-channel 1-10 points
+// slower tile-major).
+template <class Map, class = void>
+struct WholeBlockPaths : std::false_type {};
+template <class Map>
+struct WholeBlockPaths<Map, std::void_t<decltype(Map::kWholeBlockPaths)>> : std::bool_constant<Map::kWholeBlockPaths> {};
+template <class Map, class = void>
+struct TileMajor : std::false_type {};
+template <class Map>
+struct TileMajor<Map, std::void_t<decltype(Map::kTileMajor)>> : std::bool_constant<Map::kTileMajor> {};
+
 // The 8-row blocks of a piece with one 8-row block per thread (units = 1): 8 * row lanes.
 template <int kTileCols>
 inline constexpr int kColumnPieceRows = 8 * kStreamThreads * kChunk / kTileCols;
@@ -224,6 +247,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   static_assert(kSubRows % 8 == 0 && kColumnPieceRows<kTileCols> % (kSubRows > 0 ? kSubRows : 1) == 0,
                 "merged blocks of whole 8-row blocks, whole blocks per piece");
   constexpr bool kRowMajor = RowMajorCodes<Map>::value;
+  constexpr bool kWholeBlocks = WholeBlockPaths<Map>::value;
   extern __shared__ __align__(128) unsigned char smem[];
   const int S = shape.stages;
   const ColumnStreamLayout lay(S, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>);  // as the host's
@@ -248,16 +272,27 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   const auto item_index = [&](int j) {
     return kMode == KeyMode::Load ? std::uint32_t(shape.items - 1 - step_of(j)) : std::uint32_t(step_of(j));
   };
+  // Item -> (range, tile): range-major (the tiles of a range one after another) or tile-major.
+  const auto range_of = [&](std::uint32_t item) {
+    if constexpr (TileMajor<Map>::value) return item - shape.order_div.div(item) * shape.order_div.d;
+    else return shape.order_div.div(item);
+  };
   RowRange* sranges = reinterpret_cast<RowRange*>(smem + lay.ranges);
   for (int j = tid; j < kColumnRangeCache && step_of(j) < shape.items; j += kStreamThreads)
-    sranges[j] = map.range(std::int64_t(shape.tiles_div.div(item_index(j))));
+    sranges[j] = map.range(std::int64_t(range_of(item_index(j))));
   __syncthreads();
   const auto item_of = [&](int j) {
     ColumnItem it;
     const std::uint32_t item = item_index(j);
-    const std::uint32_t range_id = shape.tiles_div.div(item);
-    it.range_id = range_id;
-    it.tile = item - range_id * std::uint32_t(shape.col_tiles);
+    if constexpr (TileMajor<Map>::value) {
+      const std::uint32_t tile = shape.order_div.div(item);
+      it.tile = tile;
+      it.range_id = item - tile * shape.order_div.d;
+    } else {
+      const std::uint32_t range_id = shape.order_div.div(item);
+      it.range_id = range_id;
+      it.tile = item - range_id * std::uint32_t(shape.col_tiles);
+    }
     it.rr = j < kColumnRangeCache ? sranges[j] : map.range(it.range_id);
     it.base = it.rr.r0 & ~std::int64_t(7);
     const bool reads = it.rr.r1 > it.rr.r0 && !it.rr.zero_fill;
@@ -316,13 +351,24 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
       const std::int64_t col = it.tile * kTileCols + std::int64_t(copy_w) * (16 / int(sizeof(In)));
       if (col < cols) {
         unsigned char* stage = stage_of(committed);
-        // Rows [lo, hi) of the piece lie in the range.
-        const std::int64_t lo = it.rr.r0 - prow0, hi = it.rr.r1 - prow0;
-        const In* src = x + (prow0 + copy_row) * cols + col;
+        if constexpr (kWholeBlocks) {
+          // Rows [lo, hi) of the piece lie in the range (32-bit; this thread's first is `first`).
+          const int lo = int(std::max<std::int64_t>(it.rr.r0 - prow0, 0));
+          const int hi = int(std::min<std::int64_t>(it.rr.r1 - prow0, shape.piece_rows));
+          const int first = copy_row + (lo > copy_row ? (lo - copy_row + kRowStep - 1) / kRowStep * kRowStep : 0);
+          const In* src = x + (prow0 + first) * cols + col;
 #pragma unroll 4
-        for (int row = copy_row; row < shape.piece_rows; row += kRowStep, src += kRowStep * cols) {
-          if (row >= lo && row < hi)
+          for (int row = first; row < hi; row += kRowStep, src += kRowStep * cols)
             cp_async_16(stage + std::uint32_t(row) * kRowBytes + std::uint32_t(copy_w ^ swizzle(row)) * 16u, src);
+        } else {
+          // Rows [lo, hi) of the piece lie in the range.
+          const std::int64_t lo = it.rr.r0 - prow0, hi = it.rr.r1 - prow0;
+          const In* src = x + (prow0 + copy_row) * cols + col;
+#pragma unroll 4
+          for (int row = copy_row; row < shape.piece_rows; row += kRowStep, src += kRowStep * cols) {
+            if (row >= lo && row < hi)
+              cp_async_16(stage + std::uint32_t(row) * kRowBytes + std::uint32_t(copy_w ^ swizzle(row)) * 16u, src);
+          }
         }
       }
       ++pk;
@@ -416,6 +462,11 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
         f(row_b, stage + std::uint32_t((rl + u * kLanes) * 8) * kRowBytes, row_b >= rr.r0 && row_b + 8 <= rr.r1);
       }
     };
+    // The rows row_b + [lo, hi) of a block at a range's edge that lie in the range (0 <= lo < hi <= 8;
+    // 32-bit, for the tests per row of kWholeBlockPaths maps).
+    const auto rows_in = [&](std::int64_t row_b) {
+      return make_int2(row_b >= rr.r0 ? 0 : int(rr.r0 - row_b), row_b + 8 <= rr.r1 ? 8 : int(rr.r1 - row_b));
+    };
 
     if (rr.zero_fill) {
       // Rows of no group: codes 0x00 (written by the cast launch of split blocks), nothing read,
@@ -465,14 +516,34 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
           const int L = Lc + p;
           consume(L);
           for_each_block(L, p, [&](std::int64_t row_b, const unsigned char* block, bool full_rows) {
+            if constexpr (kWholeBlocks) {
+              const auto fold = [&](int i) {
+                const RawChunk<In> raw = slot_chunk(block, i);
 #pragma unroll
-            for (int i = 0; i < 8; ++i) {
-              if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
-              const RawChunk<In> raw = slot_chunk(block, i);
+                for (int k = 0; k < kWords; ++k) {
+                  acc[k] = key_word<In, kDrop>(acc[k], raw.w[k]);
+                  if constexpr (kDrop) acc_all[k] = key_word<In, false>(acc_all[k], raw.w[k]);
+                }
+              };
+              // Whole blocks without a test per row.
+              if (full_rows) {
 #pragma unroll
-              for (int k = 0; k < kWords; ++k) {
-                acc[k] = key_word<In, kDrop>(acc[k], raw.w[k]);
-                if constexpr (kDrop) acc_all[k] = key_word<In, false>(acc_all[k], raw.w[k]);
+                for (int i = 0; i < 8; ++i) fold(i);
+              } else {
+                const int2 in = rows_in(row_b);
+#pragma unroll 1
+                for (int i = in.x; i < in.y; ++i) fold(i);
+              }
+            } else {
+#pragma unroll
+              for (int i = 0; i < 8; ++i) {
+                if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
+                const RawChunk<In> raw = slot_chunk(block, i);
+#pragma unroll
+                for (int k = 0; k < kWords; ++k) {
+                  acc[k] = key_word<In, kDrop>(acc[k], raw.w[k]);
+                  if constexpr (kDrop) acc_all[k] = key_word<In, false>(acc_all[k], raw.w[k]);
+                }
               }
             }
           });
@@ -562,11 +633,29 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
       if (it.loads > it.pieces || kMode == KeyMode::Load) consume(L);
       for_each_block(L, p, [&](std::int64_t row_b, const unsigned char* block, bool full_rows) {
         uint2 codes[8];
+        if constexpr (kWholeBlocks) {
+          // kWhole: all eight rows without a test per row (elsewhere the rows outside the range
+          // stay 0). kFast: the fast cast of every column, its instructions apart from the
+          // generic path's.
+          const auto cast_rows = [&](auto fast_path, auto whole) {
+            constexpr bool kFast = decltype(fast_path)::value, kWhole = decltype(whole)::value;
+            const int2 in = kWhole ? make_int2(0, 8) : rows_in(row_b);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) {
-          codes[i] = make_uint2(0u, 0u);
-          if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
-          codes[i] = quantize_chunk<P>(r, bounds, fast, enc_of, scale_of, slot_chunk(block, i).unpack());
+            for (int i = 0; i < 8; ++i)
+              codes[i] = kWhole || (i >= in.x && i < in.y)
+                             ? quantize_chunk<P>(r, bounds, kFast, enc_of, scale_of, slot_chunk(block, i).unpack())
+                             : make_uint2(0u, 0u);
+          };
+          if (P == CastPath::Generic || !fast) cast_rows(std::false_type{}, std::false_type{});
+          else if (full_rows) cast_rows(std::true_type{}, std::true_type{});
+          else cast_rows(std::true_type{}, std::false_type{});
+        } else {
+#pragma unroll
+          for (int i = 0; i < 8; ++i) {
+            codes[i] = make_uint2(0u, 0u);
+            if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
+            codes[i] = quantize_chunk<P>(r, bounds, fast, enc_of, scale_of, slot_chunk(block, i).unpack());
+          }
         }
         if constexpr (kRowMajor) {
           // Over this thread's own slots (the first 8 bytes of its chunk's first vector per row).
@@ -648,7 +737,7 @@ bool launch_column_stream_mode(SourceType src, const void* x, std::int64_t cols,
   shape.piece_rows = shape.units * 8 * kLanes;
   shape.stage_bytes = std::uint32_t(shape.units) * round_bytes;
   shape.stages = tuning.stages;
-  shape.tiles_div = FastDiv(std::uint32_t(shape.col_tiles));
+  shape.order_div = FastDiv(std::uint32_t(TileMajor<Map>::value ? ranges : shape.col_tiles));
   shape.pieces_div = FastDiv(std::uint32_t(shape.piece_rows));
   shape.stages_div = FastDiv(std::uint32_t(shape.stages));
   const ColumnStreamLayout lay(shape.stages, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>);
