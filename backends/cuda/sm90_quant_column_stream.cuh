@@ -198,6 +198,28 @@ struct TileMajor : std::false_type {};
 template <class Map>
 struct TileMajor<Map, std::void_t<decltype(Map::kTileMajor)>> : std::bool_constant<Map::kTileMajor> {};
 
+// kRowBlockCols (> 0): the map has a second output, 1 x kRowBlockCols blocks along the rows of the
+// same input (mx_quantize_2d: the dim0 codes and scales beside the dim1 ones), quantised from the
+// stages after the column cast of each piece, so the input is read once for both (two launches
+// read it twice: at most 4/6 of copy in the counted bytes). map.row_blocks() gives a RowBlockOut.
+template <class Map, class = void>
+struct RowBlockCols : std::integral_constant<int, 0> {};
+template <class Map>
+struct RowBlockCols<Map, std::void_t<decltype(Map::kRowBlockCols)>> : std::integral_constant<int, Map::kRowBlockCols> {};
+
+// The row-block output: codes row-major like the input (row * cols + col), the scale of block
+// (row, col / kRowBlockCols) at row * scale_stride + col / kRowBlockCols.
+struct RowBlockOut {
+  std::uint8_t* q = nullptr;
+  void* scales = nullptr;
+  std::int64_t scale_stride = 0;
+};
+template <class Map>
+__device__ __forceinline__ RowBlockOut row_blocks_of(const Map& map) {
+  if constexpr (RowBlockCols<Map>::value > 0) return map.row_blocks();
+  else return {};
+}
+
 // The 8-row blocks of a piece with one 8-row block per thread (units = 1): 8 * row lanes.
 template <int kTileCols>
 inline constexpr int kColumnPieceRows = 8 * kStreamThreads * kChunk / kTileCols;
@@ -213,6 +235,7 @@ inline constexpr int kColumnScaleSlots =
 template <class Inner, int kRows, int kSubs>
 struct MergedRanges {
   static constexpr int kSubBlockRows = kRows;
+  static constexpr int kRowBlockCols = RowBlockCols<Inner>::value;
   Inner inner;
   std::int64_t count;  // ranges of `inner`
   __device__ RowRange range(std::int64_t i) const {
@@ -223,6 +246,7 @@ struct MergedRanges {
     return inner.scale_index(i * kSubs + sub, col);
   }
   __device__ std::int64_t out_offset(std::int64_t row, std::int64_t col) const { return inner.out_offset(row, col); }
+  __device__ RowBlockOut row_blocks() const { return inner.row_blocks(); }  // kRowBlockCols > 0 only
 };
 
 // Two CTAs per SM (at most 128 registers per thread), each with `stages` (3) ~32 KB stages.
@@ -248,6 +272,11 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
                 "merged blocks of whole 8-row blocks, whole blocks per piece");
   constexpr bool kRowMajor = RowMajorCodes<Map>::value;
   constexpr bool kWholeBlocks = WholeBlockPaths<Map>::value;
+  constexpr int kRowBlock = RowBlockCols<Map>::value;
+  constexpr int kRowBlockDiv = kRowBlock > 0 ? kRowBlock : 1;  // (no division by zero where unused)
+  static_assert(kRowBlock == 0 || (kMode == KeyMode::Own && !kRowMajor && kRowBlock % kChunk == 0 &&
+                                   kTileCols % kRowBlockDiv == 0 && kRowBlock / kChunk <= 32),
+                "row blocks: whole chunks, whole blocks per tile, one launch, at most a warp per block");
   extern __shared__ __align__(128) unsigned char smem[];
   const int S = shape.stages;
   const ColumnStreamLayout lay(S, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>);  // as the host's
@@ -319,18 +348,22 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   const auto stage_of = [&](int L) { return smem + shape.stages_div.mod(std::uint32_t(L)) * shape.stage_bytes; };
   // This thread's blocks read rows (rl + u * kLanes) * 8 + i: the same swizzle for all of them.
   const int my_swz = swizzle(rl * 8);
-  const auto slot_chunk = [&](const unsigned char* block, int i) {
+  // Chunk `chunk` of the stage row at `row_ptr`, whose swizzle is `swz`.
+  const auto stage_chunk = [](const unsigned char* row_ptr, int chunk, int swz) {
     RawChunk<In> c;
 #pragma unroll
     for (int v = 0; v < kVecs; ++v) {
-      const uint4 t = *reinterpret_cast<const uint4*>(block + std::uint32_t(i) * kRowBytes +
-                                                       std::uint32_t((cx * kVecs + v) ^ my_swz) * 16u);
+      const uint4 t = *reinterpret_cast<const uint4*>(row_ptr + std::uint32_t((chunk * kVecs + v) ^ swz) * 16u);
       c.w[4 * v + 0] = t.x;
       c.w[4 * v + 1] = t.y;
       c.w[4 * v + 2] = t.z;
       c.w[4 * v + 3] = t.w;
     }
     return c;
+  };
+  // Row i of one of this thread's blocks: its chunk cx.
+  const auto slot_chunk = [&](const unsigned char* block, int i) {
+    return stage_chunk(block + std::uint32_t(i) * kRowBytes, cx, my_swz);
   };
 
   // The copies: every thread walks the CTA's loads in order (the same for all threads) and copies
@@ -628,6 +661,62 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     const auto enc_of = [&](int jc) { return enc[jc]; };
     const auto scale_of = [&](int jc) -> const BlockScale& { return sscale[scale_slot0 + jc * kScaleStep]; };
     const int cast_L0 = Lc + (it.loads > it.pieces ? it.pieces : 0);
+    // The row blocks of piece p (kRowBlock > 0), from the stage of load L: thread t takes chunk
+    // t % kChunksPerTile of rows t / kChunksPerTile + k * kLanes (a warp covers whole row pieces of
+    // the tile, and its stores write whole rows of codes), combines the key of its block over the
+    // block's kRowBlock / 8 neighbouring lanes, and stores 8 codes per store; kAtOnce rows per
+    // step, their reads, shuffles and casts side by side. Every thread runs the same steps
+    // (piece_rows is a multiple of 8 * kLanes): the shuffles see the whole warp. One block per
+    // lane instead (one block_cast per block, no shuffles, lanes 8 rows apart) measured 64% of copy
+    // against 71% on an H100: its stores cover 8-byte pieces of eight rows per instruction.
+    const auto row_block_pass = [&](int L, int p, auto drop) {
+      constexpr bool kDrop = decltype(drop)::value;
+      constexpr int kBlockLanes = kRowBlock > 0 ? kRowBlock / kChunk : 1;
+      constexpr int kAtOnce = 2;  // H100, mx_quantize_2d: 1 / 2 / 4 rows a step 70.2 / 71.0 / 64.9% of copy
+      static_assert(8 % kAtOnce == 0, "whole steps per piece");
+      const RowBlockOut rb = row_blocks_of(map);
+      const unsigned char* stage = stage_of(L);
+      const std::int64_t prow0 = it.base + p * piece_rows;
+      const int ch = tid % kChunksPerTile;
+      const std::int64_t col = it.tile * kTileCols + std::int64_t(ch) * kChunk;
+      const bool vec = reinterpret_cast<std::uintptr_t>(rb.q) % 8 == 0;
+#pragma unroll 1
+      for (int row0 = tid / kChunksPerTile; row0 < shape.piece_rows; row0 += kLanes * kAtOnce) {
+        RawChunk<In> raw[kAtOnce];
+        bool in[kAtOnce];
+        std::uint32_t key[kAtOnce], all[kAtOnce];
+#pragma unroll
+        for (int a = 0; a < kAtOnce; ++a) {
+          const int row = row0 + a * kLanes;
+          const std::int64_t abs_row = prow0 + row;
+          in[a] = abs_row >= rr.r0 && abs_row < rr.r1 && col < cols;
+          raw[a] = in[a] ? stage_chunk(stage + std::uint32_t(row) * kRowBytes, ch, swizzle(row)) : RawChunk<In>::zero();
+        }
+#pragma unroll
+        for (int a = 0; a < kAtOnce; ++a) {
+          key[a] = group_max<kBlockLanes>(key_bits<In>(chunk_key<In, kDrop>(0u, raw[a])));
+          all[a] = kDrop ? group_max<kBlockLanes>(key_bits<In>(chunk_key<In, false>(0u, raw[a]))) : key[a];
+        }
+#pragma unroll
+        for (int a = 0; a < kAtOnce; ++a) {
+          if (!in[a]) continue;
+          const std::int64_t abs_row = prow0 + row0 + a * kLanes;
+          const BlockCast bc = block_cast<P>(r, bounds, key[a], all[a]);
+          if (ch % kBlockLanes == 0)
+            store_scale(rb.scales, abs_row * rb.scale_stride + col / kRowBlockDiv, scale_bytes, bc.scale.stored);
+          const auto enc_of = [&](int) { return bc.scale.encode; };
+          const auto scale_of = [&](int) -> const BlockScale& { return bc.scale; };
+          const uint2 codes = quantize_chunk<P>(r, bounds, bc.fast, enc_of, scale_of, raw[a].unpack());
+          std::uint8_t* dst = rb.q + abs_row * cols + col;
+          if (vec) {
+            *reinterpret_cast<uint2*>(dst) = codes;
+          } else {
+#pragma unroll
+            for (int j = 0; j < kChunk; ++j) dst[j] = code_byte(codes, j);
+          }
+        }
+      }
+    };
     for (int p = 0; p < it.pieces; ++p) {
       const int L = cast_L0 + p;
       if (it.loads > it.pieces || kMode == KeyMode::Load) consume(L);
@@ -667,6 +756,10 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
           store_block(row_b, codes);
         }
       });
+      if constexpr (kRowBlock > 0) {
+        if (drop_nan) row_block_pass(L, p, std::true_type{});
+        else row_block_pass(L, p, std::false_type{});
+      }
       if constexpr (kRowMajor) {
         // Every thread's codes of the piece are in its stage: 8 codes per lane, lanes along rows
         // (a warp instruction writes whole rows of the tile's codes).
