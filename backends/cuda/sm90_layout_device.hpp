@@ -101,11 +101,11 @@ __device__ inline std::int64_t group_begin(const std::int64_t* offs, std::int64_
 }
 
 // starts[0] = 0, starts[g + 1] = starts[g] + round_up(size_of(g), alignment) for g < groups, by
-// one whole block of kThreads threads (every thread must call it): groups in rounds of kThreads,
+// one whole block of kBlock threads (every thread must call it): groups in rounds of kBlock,
 // each round one block scan plus the running carry. starts may be global or shared memory.
-template <class SizeOf>
+template <int kBlock = kThreads, class SizeOf>
 __device__ void padded_scan(SizeOf size_of, std::int64_t groups, std::int64_t alignment, std::int64_t* starts) {
-  using Scan = cub::BlockScan<long long, kThreads>;
+  using Scan = cub::BlockScan<long long, kBlock>;
   __shared__ typename Scan::TempStorage tmp;
   __shared__ long long carry;
   if (threadIdx.x == 0) {
@@ -113,7 +113,7 @@ __device__ void padded_scan(SizeOf size_of, std::int64_t groups, std::int64_t al
     starts[0] = 0;
   }
   __syncthreads();
-  for (std::int64_t base = 0; base < groups; base += kThreads) {
+  for (std::int64_t base = 0; base < groups; base += kBlock) {
     const std::int64_t g = base + threadIdx.x;
     long long v = 0;
     if (g < groups) v = (size_of(g) + alignment - 1) / alignment * alignment;
