@@ -31,12 +31,13 @@
 //           column cast), the input read once; colwise scales stored (cols, rows/32) with strides
 //           (1, cols). Where the stream kernel does not apply, or one output only, the dim0 and
 //           dim1 launches (the input read twice: at most 4/6 of copy in the counted bytes).
-//           blocked scales: 1x32 with no padded tile (M % 128 == 0, (K/32) % 4 == 0): the dim0
-//           kernel stores each scale straight at its blocked offset (octet::blocked_offset, one
-//           pass). Otherwise the quantiser into a stream-ordered scratch of plain scales, then the
-//           scale swizzle (sm90_e8m0_scale_swizzle.cu, which writes the padding); 3D first spreads
-//           each expert's scales to (K, N/32) (a 32x32 scale repeated for its 32 k), as the emulator
-//           does.
+//           blocked scales: 1x32 and 32x1 with no padded tile (1x32: M % 128 == 0, (K/32) % 4 == 0;
+//           32x1: K % 128 == 0, (M/32) % 4 == 0): the dim0 / dim1 kernel stores each scale
+//           straight at its blocked offset (octet::blocked_offset, one pass). 3D: each expert's
+//           scales spread to the (K, N/32) matrix (a 32x32 scale repeated for its 32 k, as the
+//           emulator does), with no padded tile straight into its blocked layout (16 bytes of a
+//           tile per thread). Otherwise the quantiser into a stream-ordered scratch of plain
+//           scales, then the scale swizzle (sm90_e8m0_scale_swizzle.cu, which writes the padding).
 //           dequant: 512 codes per warp and step, each lane 8 (fp32 output) or 16 (bf16) codes per
 //           access, one load and two 16-byte stores (32 bytes, one sector, per lane), code values
 //           from a 256-entry shared table.
@@ -90,6 +91,13 @@ struct Dim1Map {
   __device__ quant::RowRange range(std::int64_t b) const { return {b * kMxBlock, (b + 1) * kMxBlock, false}; }
   __device__ std::int64_t scale_index(std::int64_t b, std::int64_t k) const { return k * k_stride + b * b_stride; }
   __device__ std::int64_t out_offset(std::int64_t m, std::int64_t k) const { return k * M + m; }
+};
+
+// dim1 with its (K, M/32) scales stored straight into the blocked layout (no padded tile: K % 128
+// == 0, (M/32) % 4 == 0): scale (k, b) at blocked_offset(k, b, n_col_blocks).
+struct Dim1BlockedMap : Dim1Map {
+  std::int64_t n_col_blocks;  // M / 32 / 4
+  __device__ std::int64_t scale_index(std::int64_t b, std::int64_t k) const { return blocked_offset(k, b, n_col_blocks); }
 };
 
 // mx_quantize_2d in one launch: Dim1Map's colwise blocks, and the rowwise (dim0) blocks of the same
@@ -164,6 +172,35 @@ __global__ void __launch_bounds__(layout_detail::kThreads)
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
     const std::int64_t nb = i % NB, ek = i / NB, e = ek / K, k = ek % K;
     out[i] = scales[(e * NB + nb) * SC + (k >> col_shift)];
+  }
+}
+
+// The same spread straight into the blocked layout of each expert's (K, NB) matrix, for matrices
+// with no padded tile (K % 128 == 0, NB % 4 == 0: the layout is a permutation, expert e's at
+// e*K*NB): a thread writes 16 bytes, the bytes (k + 32j, 4q + c) of a 512-byte tile (j, c < 4;
+// offsets ((k/128)*NB/4 + q)*512 + (k%32)*16 + 4j + c), its lanes consecutive in k so that the
+// byte reads of one (nb, j) are consecutive. Spread then to_blocked_per_group_3d took about 85 us
+// of the 459 us of mx_blocked_scales 3D at 8x5120x8192 (H100).
+__global__ void __launch_bounds__(layout_detail::kThreads)
+    spread_3d_scales_blocked_kernel(const std::uint8_t* __restrict__ scales, std::int64_t K, std::int64_t NB,
+                                    std::int64_t SC, int col_shift, std::int64_t count, std::uint8_t* __restrict__ out) {
+  // Item i = ((e*(K/128) + kt) * (NB/4) + q) * 32 + k32: tile (kt, q) of expert e, row k32 of its
+  // 32-row stripes.
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x, q_count = NB / 4, kt_count = K / 128;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    const std::int64_t k32 = i % 32, tile = i / 32, q = tile % q_count, ekt = tile / q_count;
+    const std::int64_t kt = ekt % kt_count, e = ekt / kt_count;
+    std::uint32_t w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const std::int64_t k = kt * 128 + 32 * j + k32;
+      std::uint32_t v = 0;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) v |= std::uint32_t(scales[(e * NB + 4 * q + c) * SC + (k >> col_shift)]) << (8 * c);
+      w[j] = v;
+    }
+    *reinterpret_cast<uint4*>(out + e * K * NB + tile % (kt_count * q_count) * 512 + k32 * 16) =
+        make_uint4(w[0], w[1], w[2], w[3]);
   }
 }
 
@@ -335,6 +372,12 @@ void mx_blocked_scales_2d(SourceType src, const void* x, std::int64_t M, std::in
     launch_dim0(src, x, M, K, r, q, scale_blocked, Dim0BlockedScale{cols / kScaleTileCols}, stream);
     return;
   }
+  if (block32x1 && rows % kScaleTileRows == 0 && cols % kScaleTileCols == 0) {
+    const Dim1BlockedMap map{{M, M / kMxBlock, 1}, cols / kScaleTileCols};
+    quant::launch_column_blocks_merged<128, 1, kMxBlock, 256, 16, TorchaoMxRceilCore, TeMxfp8Core>(
+        src, x, K, q, scale_blocked, true, M % 8 == 0, r, map, M / kMxBlock, stream);
+    return;
+  }
   const layout_detail::StreamScratch<std::uint8_t> scales(std::size_t(rows * cols), stream);
   if (block32x1) launch_dim1(src, x, M, K, r, q, scales.get(), M / kMxBlock, 1, stream);
   else launch_dim0(src, x, M, K, r, q, scales.get(), stream);
@@ -347,8 +390,18 @@ void mx_blocked_scales_3d(SourceType src, const void* x, std::int64_t E, std::in
   check_3d(r, E, N, K, block32x32);
   const std::int64_t NB = N / kMxBlock, SC = block32x32 ? K / kMxBlock : K;
   const layout_detail::StreamScratch<std::uint8_t> scales(std::size_t(E * NB * SC), stream);
-  const layout_detail::StreamScratch<std::uint8_t> per_k(std::size_t(E * K * NB), stream);
   mx_quantize_3d(src, x, E, N, K, block32x32, r, q, scales.get(), stream);
+  if (K % kScaleTileRows == 0 && NB % kScaleTileCols == 0 && quant::aligned(scale_blocked, 16)) {
+    const std::int64_t items = E * K * NB / 16;
+    if (items > 0) {
+      spread_3d_scales_blocked_kernel<<<layout_detail::blocks_for(items, layout_detail::kThreads),
+                                        layout_detail::kThreads, 0, stream>>>(scales.get(), K, NB, SC,
+                                                                              block32x32 ? 5 : 0, items, scale_blocked);
+      layout_detail::check_launch();
+    }
+    return;
+  }
+  const layout_detail::StreamScratch<std::uint8_t> per_k(std::size_t(E * K * NB), stream);
   const std::int64_t count = E * K * NB;
   if (count > 0) {
     spread_3d_scales_kernel<<<layout_detail::blocks_for(count, layout_detail::kThreads), layout_detail::kThreads, 0,
