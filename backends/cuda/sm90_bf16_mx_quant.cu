@@ -177,30 +177,30 @@ __global__ void __launch_bounds__(layout_detail::kThreads)
 
 // The same spread straight into the blocked layout of each expert's (K, NB) matrix, for matrices
 // with no padded tile (K % 128 == 0, NB % 4 == 0: the layout is a permutation, expert e's at
-// e*K*NB): a thread writes 16 bytes, the bytes (k + 32j, 4q + c) of a 512-byte tile (j, c < 4;
-// offsets ((k/128)*NB/4 + q)*512 + (k%32)*16 + 4j + c), its lanes consecutive in k so that the
-// byte reads of one (nb, j) are consecutive. Spread then to_blocked_per_group_3d took about 85 us
+// e*K*NB): a thread writes 16 bytes, the scales (k + 32j, 4q + c) of a 512-byte tile (k % 128 < 32,
+// j, c < 4), which sit at blocked_offset(k, 4q) + 4j + c; its lanes are consecutive in k, so that
+// the byte reads of one (nb, j) are consecutive. Spread then to_blocked_per_group_3d took about 85 us
 // of the 459 us of mx_blocked_scales 3D at 8x5120x8192 (H100).
 __global__ void __launch_bounds__(layout_detail::kThreads)
     spread_3d_scales_blocked_kernel(const std::uint8_t* __restrict__ scales, std::int64_t K, std::int64_t NB,
                                     std::int64_t SC, int col_shift, std::int64_t count, std::uint8_t* __restrict__ out) {
   // Item i = ((e*(K/128) + kt) * (NB/4) + q) * 32 + k32: tile (kt, q) of expert e, row k32 of its
   // 32-row stripes.
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x, q_count = NB / 4, kt_count = K / 128;
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  const std::int64_t q_count = NB / kScaleTileCols, kt_count = K / kScaleTileRows;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
     const std::int64_t k32 = i % 32, tile = i / 32, q = tile % q_count, ekt = tile / q_count;
-    const std::int64_t kt = ekt % kt_count, e = ekt / kt_count;
+    const std::int64_t kt = ekt % kt_count, e = ekt / kt_count, k0 = kt * kScaleTileRows + k32;
     std::uint32_t w[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      const std::int64_t k = kt * 128 + 32 * j + k32;
+      const std::int64_t k = k0 + 32 * j;
       std::uint32_t v = 0;
 #pragma unroll
       for (int c = 0; c < 4; ++c) v |= std::uint32_t(scales[(e * NB + 4 * q + c) * SC + (k >> col_shift)]) << (8 * c);
       w[j] = v;
     }
-    *reinterpret_cast<uint4*>(out + e * K * NB + tile % (kt_count * q_count) * 512 + k32 * 16) =
-        make_uint4(w[0], w[1], w[2], w[3]);
+    *reinterpret_cast<uint4*>(out + e * K * NB + blocked_offset(k0, 4 * q, q_count)) = make_uint4(w[0], w[1], w[2], w[3]);
   }
 }
 
@@ -373,7 +373,7 @@ void mx_blocked_scales_2d(SourceType src, const void* x, std::int64_t M, std::in
     return;
   }
   if (block32x1 && rows % kScaleTileRows == 0 && cols % kScaleTileCols == 0) {
-    const Dim1BlockedMap map{{M, M / kMxBlock, 1}, cols / kScaleTileCols};
+    const Dim1BlockedMap map{{M, 0, 0}, cols / kScaleTileCols};  // (Dim1Map's strides: unused)
     quant::launch_column_blocks_merged<128, 1, kMxBlock, 256, 16, TorchaoMxRceilCore, TeMxfp8Core>(
         src, x, K, q, scale_blocked, true, M % 8 == 0, r, map, M / kMxBlock, stream);
     return;
