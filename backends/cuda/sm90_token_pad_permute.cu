@@ -613,8 +613,9 @@ constexpr std::int64_t kRouteMaxExperts = std::int64_t((kRouteSharedBudget - 2 *
                                                        (4 * sizeof(std::int64_t) + kRouteWarps * sizeof(int)));
 
 // step(i, in, e, same) for each route i of this warp's slice of block b (32-bit indices: the host
-// refuses 2^31 routes or more; `in`: i is before the slice's end, else e = -1), `same` the lanes of
-// its step that name expert e. Whole warps; a __syncwarp after each step (the next lowest lane may differ).
+// refuses more than 2^31 - 1 - kRouteBlockRoutes routes; `in`: i is before the slice's end, else
+// e = -1), `same` the lanes of its step that name expert e. Whole warps; a __syncwarp after each
+// step (the next lowest lane may differ).
 template <class Step>
 __device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int routes, std::int64_t experts, Step step) {
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
@@ -970,9 +971,9 @@ void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::i
   if (alignment < 1) throw std::invalid_argument("alignment must be >= 1, got " + std::to_string(alignment));
   // Two launches (route_count_kernel, route_rank_kernel) over blocks of kRouteBlockRoutes routes.
   const std::int64_t routes = tokens * topk;
-  if (routes > std::numeric_limits<int>::max())
-    throw std::invalid_argument("make_row_id_map: " + std::to_string(routes) +
-                                " routes; the CUDA kernels count at most 2^31 - 1 (32-bit counts)");
+  if (routes > std::numeric_limits<int>::max() - kRouteBlockRoutes)  // 32-bit counts and route indices
+    throw std::invalid_argument("make_row_id_map: " + std::to_string(routes) + " routes; the CUDA kernels take at most " +
+                                std::to_string(std::numeric_limits<int>::max() - kRouteBlockRoutes));
   if (experts > kRouteMaxExperts)
     throw std::invalid_argument("make_row_id_map: " + std::to_string(experts) +
                                 " experts; the CUDA kernels' shared tables hold at most " + std::to_string(kRouteMaxExperts));
