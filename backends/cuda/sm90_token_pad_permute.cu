@@ -607,7 +607,8 @@ constexpr int kRouteBlockRoutes = kRouteThreads * kRoutesPerThread;
 constexpr std::size_t kRouteSharedBudget = 160 * 1024;
 
 __host__ __device__ constexpr std::size_t route_shared_bytes(std::int64_t experts) {
-  return std::size_t(4 * experts + 2) * sizeof(std::int64_t) + std::size_t(kRouteWarps) * std::size_t(experts) * sizeof(int);
+  return std::size_t(4 * experts + 2) * sizeof(std::int64_t) +
+         std::size_t(kRouteWarps) * std::size_t(experts) * sizeof(int);
 }
 constexpr std::int64_t kRouteMaxExperts = std::int64_t((kRouteSharedBudget - 2 * sizeof(std::int64_t)) /
                                                        (4 * sizeof(std::int64_t) + kRouteWarps * sizeof(int)));
@@ -617,7 +618,8 @@ constexpr std::int64_t kRouteMaxExperts = std::int64_t((kRouteSharedBudget - 2 *
 // e = -1), `same` the lanes of its step that name expert e. Whole warps; a __syncwarp after each
 // step (the next lowest lane may differ).
 template <class Step>
-__device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int routes, std::int64_t experts, Step step) {
+__device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int routes, std::int64_t experts,
+                                            Step step) {
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   constexpr int kWarpRoutes = kRouteBlockRoutes / kRouteWarps;
   const int lo = int(blockIdx.x) * kRouteBlockRoutes + warp * kWarpRoutes;
