@@ -33,7 +33,6 @@
 
 #include "quant.hpp"
 #include "sm90_quant_column_stream.cuh"
-#include "sm90_quant_group_band.cuh"
 #include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda {
@@ -75,74 +74,6 @@ struct GroupPartMap {
   __device__ std::int64_t out_offset(std::int64_t k, std::int64_t n) const { return n * K + k; }
 };
 
-// group_band_kernel over the whole input where it applies (false, nothing launched, where not: before
-// sm_90, no group, N % 8 != 0, an input that is not 16-byte aligned, rows or items beyond 32-bit
-// indices, offs beyond the shared memory).
-template <class... Cores>
-bool launch_group_band(SourceType src, const void* x, std::int64_t K, std::int64_t N, const std::int64_t* offs,
-                       std::int64_t G, const Recipe& r, std::uint8_t* q, std::uint32_t* scales, bool out_vec,
-                       cudaStream_t stream) {
-  const quant::Device d = quant::device();
-  if (d.cc < 90 || G < 1 || N % quant::kChunk != 0 || !quant::aligned(x, 16)) return false;
-  constexpr std::int64_t kMax32 = std::numeric_limits<std::int32_t>::max();
-  if (K > kMax32 - quant::kBandTileRows || G > kMax32) return false;
-  static const int tuned_tiles = [] {
-    const char* v = std::getenv("OCTET_CUDA_GROUP_BAND_TILES");
-    return v != nullptr ? std::max(1, std::atoi(v)) : 4;
-  }();
-  static const int tuned_lag = [] {
-    const char* v = std::getenv("OCTET_CUDA_GROUP_BAND_LAG");
-    return v != nullptr ? std::max(1, std::atoi(v)) : 2;
-  }();
-  static const int tmp_hints = [] {
-    const char* v = std::getenv("OCTET_TMP_BAND_HINTS");
-    return v != nullptr ? std::atoi(v) : 0;
-  }();
-  quant::GroupBandShape shape;
-  shape.K = K;
-  shape.N = N;
-  shape.G = int(G);
-  shape.row_tiles = int(std::max<std::int64_t>(1, (K + quant::kBandTileRows - 1) / quant::kBandTileRows));
-  const std::int64_t col_tiles = (N + quant::kBandTileCols - 1) / quant::kBandTileCols;
-  if (col_tiles == 0) return true;
-  shape.band_tiles = int(std::min<std::int64_t>(tuned_tiles, col_tiles));
-  const std::int64_t bands = (col_tiles + shape.band_tiles - 1) / shape.band_tiles;
-  const std::int64_t band_items = std::int64_t(shape.row_tiles) * shape.band_tiles;
-  if (2 * bands * band_items > kMax32) return false;
-  shape.col_tiles = int(col_tiles);
-  shape.bands = int(bands);
-  shape.lag = int(std::min<std::int64_t>(tuned_lag, bands));
-  shape.band_items = int(band_items);
-  shape.items = int(2 * bands * band_items);
-  const std::int64_t in_bytes = src == SourceType::fp32 ? 4 : 2;
-  shape.stage_bytes = std::uint32_t(quant::kBandTileRows * quant::kBandTileCols * in_bytes);
-  const quant::GroupBandLayout lay(shape.stage_bytes, shape.G);
-  if (lay.total > quant::kStreamMaxSharedBytes) return false;
-  // The workspace: the item counter and band counters, then the G x N keys (all zero).
-  const std::size_t sync_words = std::size_t(1 + bands + 3) / 4 * 4;
-  const std::size_t ws_bytes = (sync_words + std::size_t(G * N)) * sizeof(std::uint32_t);
-  void* ws = nullptr;
-  OCTET_CUDA_CHECK(cudaMallocAsync(&ws, ws_bytes, stream));
-  OCTET_CUDA_CHECK(cudaMemsetAsync(ws, 0, ws_bytes, stream));
-  unsigned* sync = static_cast<unsigned*>(ws);
-  std::uint32_t* keys = static_cast<std::uint32_t*>(ws) + sync_words;
-  const RecipeCore core = make_core(r);
-  const quant::CastBounds bounds = quant::cast_bounds(r);
-  quant::with_source(src, [&](auto in) {
-    using In = decltype(in);
-    quant::with_core<Cores...>(core, quant::cast_path(r, d), [&](auto p, const auto& rc) {
-      using R = std::decay_t<decltype(rc)>;
-      constexpr auto kernel = &quant::group_band_kernel<In, decltype(p)::value, R>;
-      const int per_sm = quant::stream_ctas_per_sm<kernel>(lay.total);
-      kernel<<<quant::grid_for(per_sm, shape.items, d), quant::kStreamThreads, lay.total, stream>>>(
-          static_cast<const In*>(x), offs, q, scales, rc, bounds, shape, out_vec, tmp_hints, keys, sync);
-      OCTET_CUDA_CHECK(cudaGetLastError());
-    });
-  });
-  OCTET_CUDA_CHECK(cudaFreeAsync(ws, stream));
-  return true;
-}
-
 void require_groups(std::int64_t G, const std::int64_t* offs) {
   require(G >= 0, "offs: negative group count " + std::to_string(G));
   require(G == 0 || offs != nullptr, "offs: null device pointer for " + std::to_string(G) + " groups");
@@ -178,9 +109,7 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
                                   std::uint32_t* scales, cudaStream_t stream) {
   require(K >= 0 && N >= 0, "x_k_n: negative shape (" + std::to_string(K) + ", " + std::to_string(N) + ")");
   require_groups(G, offs);
-  const bool out_vec = K % 8 == 0 && reinterpret_cast<std::uintptr_t>(q) % 8 == 0;
-  static const bool tmp_band = std::getenv("OCTET_TMP_BAND") == nullptr || std::atoi(std::getenv("OCTET_TMP_BAND")) != 0;
-  if (tmp_band && launch_group_band<TorchaoRowwisePow2Core>(src, x, K, N, offs, G, r, q, scales, out_vec, stream)) return;
+  const bool out_vec = K % 8 == 0;
   if (G == 0 || K / G <= kSplitRows) {
     // Groups of up to two ~32 KB stages (256 rows of 64 columns, 128 of 128) are read once, larger
     // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast. Small groups
