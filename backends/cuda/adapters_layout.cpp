@@ -937,6 +937,18 @@ void token_cases(std::vector<LargeCase>& out) {
                    c.call.attrs.ints["num_tokens"] = kTokens;
                    return c;
                  }});
+  // 589,824 routes: more sub-blocks of routes than the routing map's blocks (two per block).
+  out.push_back({"fused_permute_pad_73728x32_bf16_k8_e64", [] {
+                   constexpr std::int64_t T = 73728, K = 8, E = 64;
+                   const Routing r = routing(T, E, K, 45);
+                   golden::CaseSpec c = make_case("permute_pad", "fused_permute_pad",
+                                                  {{"x", bf16_rows(T, 32, Distribution::normal, 46)},
+                                                   {"expert_t_k", golden::make_tensor("int64", {T, K}, r.experts)},
+                                                   {"probs", golden::make_tensor("float32", {T, K}, r.probs)}});
+                   c.call.attrs.ints["num_experts"] = E;
+                   c.call.attrs.ints["alignment"] = 32;
+                   return c;
+                 }});
   for (const std::int64_t E : kGroupCounts) {
     const std::int64_t K = E == 1 ? 1 : 8, T = kTokens / K;
     const std::string e = "_e" + std::to_string(E);

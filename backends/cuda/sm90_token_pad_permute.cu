@@ -582,20 +582,24 @@ __global__ void __launch_bounds__(kThreads)
 // ----------------------------------------------------------------------------
 // GPU kernels: the row map of the routing (make_row_id_map)
 
-// The map in two launches over B blocks, block b taking the routes [b·S, (b+1)·S) in flat order
-// i = t·K + k (the emulator's order, so tokens ascend inside each expert), S = kRouteThreads ·
-// kRoutesPerThread, each of its warps a contiguous slice of S / 16 routes, 32 per step:
+// The map in two launches over B blocks, the routes in flat order i = t·K + k (the emulator's
+// order, so tokens ascend inside each expert) cut into sub-blocks of S = kRouteThreads ·
+// kRoutesPerThread routes, block b taking the `subs` consecutive sub-blocks [b·subs, (b+1)·subs).
+// In a sub-block each warp walks a contiguous slice of S / 16 routes, 32 per step:
 // __match_any_sync on the expert gives each lane the mask of the lanes of its step with its expert,
-// and the lowest of them speaks for them.
+// and the lowest of them speaks for them. B is at most kRouteMaxBlocks (more routes make more
+// sub-blocks per block), so the B x E counts that every rank block reads stay bounded and the
+// work grows linearly with the routes.
 // 1. route_count_kernel: block b's count per expert (shared atomics: the order of a sum does not
 //    matter) into counts[b·E + e].
 // 2. route_rank_kernel: every block reads the B x E counts: per expert its total and the count in
 //    blocks before b; two block scans over the experts give the padded starts and the padding
-//    before each expert (block 0 writes tokens_per_expert, pad_offsets and padded_offs). Then its
-//    warps count their slices per expert into a warp x expert table (warp-private rows, no
-//    atomics), the table becomes exclusive sums over the warps, and each warp walks its slice
-//    again: a route's row is its expert's padded start, plus the routes to that expert in earlier
-//    blocks, earlier warps and earlier steps, plus the lanes below it with the same expert.
+//    before each expert (block 0 writes tokens_per_expert, pad_offsets and padded_offs). Then, per
+//    sub-block, its warps count their slices per expert into a warp x expert table (warp-private
+//    rows, no atomics), the table becomes the routes before each warp's slice (earlier blocks,
+//    earlier sub-blocks, earlier warps), and each warp walks its slice again: a route's row is its
+//    expert's padded start, plus that count, plus the routes to that expert in earlier steps,
+//    plus the lanes below it with the same expert.
 // Entries that name no expert (< 0, or >= E) get row -1. The first version ran one block per
 // expert over all T·K routes (H100, the fused permute's benchmark: 47 us for the map of 16640
 // routes to one expert, 29 us for 16 experts); one block for the whole map spent 29 us on its
@@ -603,7 +607,8 @@ __global__ void __launch_bounds__(kThreads)
 constexpr int kRouteThreads = 512;  // 64 registers a thread (at 1024 threads ptxas spilled)
 constexpr int kRouteWarps = kRouteThreads / 32;
 constexpr int kRoutesPerThread = 4;   // one step of 32 routes per warp and lane batch
-constexpr int kRouteBlockRoutes = kRouteThreads * kRoutesPerThread;
+constexpr int kRouteBlockRoutes = kRouteThreads * kRoutesPerThread;  // routes per sub-block
+constexpr int kRouteMaxBlocks = 256;
 constexpr std::size_t kRouteSharedBudget = 160 * 1024;
 
 __host__ __device__ constexpr std::size_t route_shared_bytes(std::int64_t experts) {
@@ -613,16 +618,16 @@ __host__ __device__ constexpr std::size_t route_shared_bytes(std::int64_t expert
 constexpr std::int64_t kRouteMaxExperts = std::int64_t((kRouteSharedBudget - 2 * sizeof(std::int64_t)) /
                                                        (4 * sizeof(std::int64_t) + kRouteWarps * sizeof(int)));
 
-// step(i, in, e, same) for each route i of this warp's slice of block b (32-bit indices: the host
+// step(i, in, e, same) for each route i of this warp's slice of sub-block `sub` (32-bit indices: the host
 // refuses more than 2^31 - 1 - kRouteBlockRoutes routes; `in`: i is before the slice's end, else
 // e = -1), `same` the lanes of its step that name expert e. Whole warps; a __syncwarp after each
 // step (the next lowest lane may differ).
 template <class Step>
-__device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int routes, std::int64_t experts,
+__device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int sub,
                                             Step step) {
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   constexpr int kWarpRoutes = kRouteBlockRoutes / kRouteWarps;
-  const int lo = int(blockIdx.x) * kRouteBlockRoutes + warp * kWarpRoutes;
+  const int lo = sub * kRouteBlockRoutes + warp * kWarpRoutes;
   const int hi = lo + kWarpRoutes < routes ? lo + kWarpRoutes : routes;
   int e[kRoutesPerThread];
 #pragma unroll
@@ -640,22 +645,24 @@ __device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int 
 }
 
 __global__ void __launch_bounds__(kRouteThreads)
-    route_count_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int* counts) {
+    route_count_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs, int* counts) {
   extern __shared__ int count_smem[];
   for (std::int64_t e = threadIdx.x; e < experts; e += kRouteThreads) count_smem[e] = 0;
   __syncthreads();
   const unsigned lanes_below = (1u << (threadIdx.x % 32)) - 1u;
-  walk_routes(expert_t_k, routes, experts, [&](int, bool, int e, unsigned same) {
-    if (e >= 0 && (same & lanes_below) == 0u) atomicAdd(count_smem + e, __popc(same));
-  });
+  const int sub_end = min((int(blockIdx.x) + 1) * subs, (routes + kRouteBlockRoutes - 1) / kRouteBlockRoutes);
+  for (int sub = int(blockIdx.x) * subs; sub < sub_end; ++sub)
+    walk_routes(expert_t_k, routes, experts, sub, [&](int, bool, int e, unsigned same) {
+      if (e >= 0 && (same & lanes_below) == 0u) atomicAdd(count_smem + e, __popc(same));
+    });
   __syncthreads();
   for (std::int64_t e = threadIdx.x; e < experts; e += kRouteThreads)
     counts[std::int64_t(blockIdx.x) * experts + e] = count_smem[e];
 }
 
 __global__ void __launch_bounds__(kRouteThreads)
-    route_rank_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, std::int64_t alignment,
-                      const int* counts, std::int64_t* row_t_k, std::int64_t* tokens_per_expert,
+    route_rank_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs,
+                      std::int64_t alignment, const int* counts, std::int64_t* row_t_k, std::int64_t* tokens_per_expert,
                       std::int64_t* pad_offsets, std::int64_t* padded_offs) {
   extern __shared__ std::int64_t route_smem[];
   const std::int64_t E = experts;
@@ -676,7 +683,6 @@ __global__ void __launch_bounds__(kRouteThreads)
     total[e] = all;
     before[e] = earlier;
   }
-  for (std::int64_t j = tid; j < std::int64_t(kRouteWarps) * E; j += kRouteThreads) table[j] = 0;
   __syncthreads();
   layout_detail::padded_scan<kRouteThreads>([total](std::int64_t e) { return total[e]; }, E, alignment, start);
   layout_detail::padded_scan<kRouteThreads>(
@@ -690,25 +696,35 @@ __global__ void __launch_bounds__(kRouteThreads)
     }
   const unsigned lanes_below = (1u << (tid % 32)) - 1u;
   int* counts_w = table + std::int64_t(warp) * E;
-  walk_routes(expert_t_k, routes, E, [&](int, bool, int e, unsigned same) {
-    if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
-  });
-  __syncthreads();
-  for (std::int64_t e = tid; e < E; e += kRouteThreads) {
-    int run = 0;
-    for (int w = 0; w < kRouteWarps; ++w) {
-      const int c = table[std::int64_t(w) * E + e];
-      table[std::int64_t(w) * E + e] = run;
-      run += c;
+  const int sub_end = min((b + 1) * subs, (routes + kRouteBlockRoutes - 1) / kRouteBlockRoutes);
+  for (int sub = b * subs; sub < sub_end; ++sub) {
+    // (the barrier: every warp is done with the previous sub-block's table and `before`)
+    for (std::int64_t j = tid; j < std::int64_t(kRouteWarps) * E; j += kRouteThreads) table[j] = 0;
+    __syncthreads();
+    walk_routes(expert_t_k, routes, E, sub, [&](int, bool, int e, unsigned same) {
+      if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
+    });
+    __syncthreads();
+    // table[w][e]: the routes to e before warp w's slice (< 2^31: 32-bit); before[e] moves past
+    // this sub-block.
+    for (std::int64_t e = tid; e < E; e += kRouteThreads) {
+      std::int64_t run = before[e];
+      for (int w = 0; w < kRouteWarps; ++w) {
+        const int c = table[std::int64_t(w) * E + e];
+        table[std::int64_t(w) * E + e] = int(run);
+        run += c;
+      }
+      before[e] = run;
     }
+    __syncthreads();
+    walk_routes(expert_t_k, routes, E, sub, [&](int i, bool in, int e, unsigned same) {
+      const std::int64_t row = e >= 0 ? start[e] + counts_w[e] + __popc(same & lanes_below) : -1;
+      __syncwarp();
+      if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
+      if (in) row_t_k[i] = row;
+    });
+    __syncthreads();
   }
-  __syncthreads();
-  walk_routes(expert_t_k, routes, E, [&](int i, bool in, int e, unsigned same) {
-    const std::int64_t row = e >= 0 ? start[e] + before[e] + counts_w[e] + __popc(same & lanes_below) : -1;
-    __syncwarp();
-    if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
-    if (in) row_t_k[i] = row;
-  });
 }
 
 // ----------------------------------------------------------------------------
@@ -979,16 +995,20 @@ void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::i
   if (experts > kRouteMaxExperts)
     throw std::invalid_argument("make_row_id_map: " + std::to_string(experts) +
                                 " experts; the CUDA kernels' shared tables hold at most " + std::to_string(kRouteMaxExperts));
-  const unsigned blocks = unsigned(std::max<std::int64_t>(1, (routes + kRouteBlockRoutes - 1) / kRouteBlockRoutes));
+  // At most kRouteMaxBlocks blocks of `subs` sub-blocks each.
+  const std::int64_t sub_count = std::max<std::int64_t>(1, (routes + kRouteBlockRoutes - 1) / kRouteBlockRoutes);
+  const std::int64_t subs = (sub_count + kRouteMaxBlocks - 1) / kRouteMaxBlocks;
+  const unsigned blocks = unsigned((sub_count + subs - 1) / subs);
   const StreamScratch<int> counts(std::size_t(blocks) * std::size_t(experts), stream);
   const std::size_t count_smem = std::size_t(experts) * sizeof(int), rank_smem = route_shared_bytes(experts);
   if (count_smem > 48 * 1024)
     OCTET_CUDA_CHECK(cudaFuncSetAttribute(route_count_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(count_smem)));
   if (rank_smem > 48 * 1024)
     OCTET_CUDA_CHECK(cudaFuncSetAttribute(route_rank_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(rank_smem)));
-  route_count_kernel<<<blocks, kRouteThreads, count_smem, stream>>>(expert_t_k, int(routes), experts, counts.get());
+  route_count_kernel<<<blocks, kRouteThreads, count_smem, stream>>>(expert_t_k, int(routes), experts, int(subs),
+                                                                    counts.get());
   check_launch();
-  route_rank_kernel<<<blocks, kRouteThreads, rank_smem, stream>>>(expert_t_k, int(routes), experts, alignment,
+  route_rank_kernel<<<blocks, kRouteThreads, rank_smem, stream>>>(expert_t_k, int(routes), experts, int(subs), alignment,
                                                                   counts.get(), row_t_k, tokens_per_expert, pad_offsets,
                                                                   padded_offs);
   check_launch();
