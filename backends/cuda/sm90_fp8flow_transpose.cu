@@ -10,27 +10,29 @@
 //            #2544); naive = TE's dequantise-to-bf16 then te_blockwise 128x1 requantisation.
 //
 // A persistent grid of 256-thread blocks (as many as are resident at once), each walking tiles
-// (group g, tile row i, column block j; tile rows fastest) blockIdx.x, + gridDim.x, ... Per tile:
-//   1. the tile's 128 scale_inv values (column block j of rows r0..r1) -> shared memory, copied to
-//      scale_inv_t; published/ideal: S = their max (all >= +0) -> col_scale_inv, and per row
-//      k = exp(S) - exp(si) (ideal: a pad row si = +0 takes k = 31);
-//   2. the 128x128 codes (loaded before step 1, or during the previous tile's step 3): each
-//      thread four independent 16-byte loads (rows 4t..4t+3 of 16 columns; a warp instruction
-//      reads four whole 128-byte row segments), four bytes at a time through the variant's element
-//      rule (published: the header's bit rule in SIMD byte arithmetic; ideal: decode, exact
-//      shift and RNE re-encode by the packed cvt instructions, NaN codes kept — see ideal_word; the
-//      scalar path of unaligned tiles reads the emulator's 32x256 table of fp8flow_ideal_code),
-//      transposed in registers (byte_perm) into 16 column words of 4 rows, stored to a
-//      [column][row] shared buffer with an XOR swizzle (buf_word: no bank conflicts either side);
-//   naive: the raw codes go to the buffer; two threads per column (64 rows each) dequantise
-//      (fl32(q·si), then bf16 below 2^-126, as TE's dequantize()), take the te_blockwise amax
-//      (halves combined through shared memory), scale and codes of scale_core.hpp (the emulator's
-//      own arithmetic; the packed PTX cvt where element_cast_of proves it equal) in place;
-//   4. the next tile's codes are loaded into the registers that step 2 freed;
+// (group g, tile row i, column block j; tile rows fastest) blockIdx.x, + gridDim.x, ... Thread
+// (vec, rg) = (t % 8, t / 8) owns rows 4·rg..4·rg+3 of the tile's columns 16·vec..16·vec+15. Per tile:
+//   0. (kStages − 1 tiles ahead) its codes by 16-byte cp.async into a shared-memory stage (a warp
+//      instruction reads four whole 128-byte row segments; each thread later reads back only what
+//      its own copies wrote, so a stage needs no barrier), and its scale_inv values; tiles whose
+//      rows are not 16-byte aligned or whose column block is partial fill the thread's slots by
+//      byte loads instead;
+//   1. scale_inv -> scale_inv_t; published / ideal: S = the max of the tile's scale_inv (all
+//      >= +0) -> col_scale_inv, per row k = exp(S) − exp(si) (ideal: a pad row si = +0 takes
+//      k = 31) through shared memory;
+//   2. the variant's element rule on the thread's 64 codes: published by byte arithmetic
+//      (published_word, eight instructions per four codes); ideal by decode, exact shift and RNE
+//      re-encode with the packed cvt instructions (ideal_word); naive: dequantise (fl32(q·si),
+//      bf16 below 2^-126, as TE's dequantize()), column amax over the tile's rows (shuffles, then
+//      shared memory across warps), te_blockwise scale per column (scale_core.hpp: the emulator's
+//      own arithmetic) -> col_scale_inv, dequantise again and cast (the packed PTX cvt where
+//      element_cast_of proves it equal); then 16 column words of 4 rows (byte_perm) to a
+//      [column][row] shared buffer whose 16-byte groups are XOR-swizzled (buf_group:
+//      conflict-free word stores here, 16-byte loads below);
 //   3. each output column run (m_g-long in qt) is cut at 16-byte-aligned addresses; 8 lanes per
-//      column, each a 16-byte chunk assembled from the buffer by funnel shifts and written with
-//      one 16-byte store; the partial chunks at the two ends of the run (the group length m_g
-//      makes most runs start unaligned) take the widest aligned 8/4/2/1-byte stores that fit.
+//      column: whole chunks are one 16-byte load (two and a byte shift where the run starts
+//      unaligned) and one 16-byte store; the partial chunks at the two ends of the run (the group
+//      length m_g makes most runs start unaligned) are written byte by byte, two bytes per lane.
 // Edge tiles (last rows of a group, last column block) are masked as in the peer.
 // Bytes moved: m·cols codes read and written, m·cb scale_inv read and written (scale_inv_t),
 // Σ ceil(m_g/128)·cols fp32 written (col_scale_inv).
@@ -38,12 +40,12 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include <cuda_fp16.h>
 
 #include "octet/scale.hpp"
 #include "octet/scale_core.hpp"
+#include "sm90_cp_async.cuh"
 #include "sm90_fp8flow_transpose.hpp"
 #include "sm90_layout_device.hpp"
 #include "sm90_rowwise_blocks_device.hpp"
@@ -55,164 +57,314 @@ using layout_detail::check_launch;
 using layout_detail::kThreads;
 
 constexpr int kBlock = int(kFp8FlowBlock);  // 128
-constexpr int kLutRows = kFp8FlowTableRows;
+constexpr int kMaxShift = 31;              // shifts k >= 31 act as 31 under both rules (exact)
 
 // The group table, a kernel parameter (no host-to-device copy per call).
 struct GroupTable {
   std::int64_t groups = 0;
   std::int64_t row_begin[kFp8FlowMaxGroups + 1];
-  std::int64_t tile_row_begin[kFp8FlowMaxGroups + 1];
+  std::int32_t tile_row_begin[kFp8FlowMaxGroups + 1];
 };
 
 // ----------------------------------------------------------------------------
 // GPU kernels
 
 // RNE of an fp32 subnormal to bf16 (encode_bits, the emulator's cast). Out of line: the rare path
-// of dequantize_to_bf16 would otherwise be inlined 16 times into the naive kernel's column loops
-// (~19 K instructions of code for an instruction cache of a few K).
+// of dequantize_to_bf16 would otherwise be inlined 64 times into the naive kernel.
 __device__ __noinline__ float subnormal_to_bf16(float x) {
   constexpr Format bf16 = bf16_format;
   return __uint_as_float(encode(bf16, CastSpec{}, x) << 16);
 }
 
-// TE's dequantize() to bf16 of one code: fl32(q·si) (one rounding of the exact product, as the
-// emulator's double product rounded to float), then RNE to bf16 below 2^-126.
-__device__ inline float dequantize_to_bf16(std::uint8_t q, float si) {
-  const float x = __fmul_rn(scale_core::e4m3fn_value(q), si);
+// TE's dequantize() to bf16 of one decoded code: fl32(q·si) (one rounding of the exact product,
+// as the emulator's double product rounded to float), then RNE to bf16 below 2^-126.
+__device__ inline float dequantize_to_bf16(float q, float si) {
+  const float x = __fmul_rn(q, si);
   if (!(fabsf(x) < 0x1p-126f) || x == 0.0f) return x;
   return subnormal_to_bf16(x);
 }
 
-// Four codes of one row through the published rule at once: per byte E' = max(E − k, 0) by an
-// unsigned saturating byte subtraction, sign and mantissa kept, E = 0 -> 0. This is
-// fp8flow_published_code byte by byte for 0 <= k <= 31 (E' <= 15 stays inside its field).
-__device__ inline std::uint32_t published_word(std::uint32_t w, int k) {
-  const std::uint32_t e = (w >> 3) & 0x0F0F0F0Fu;
-  const std::uint32_t e_new = __vsubus4(e, 0x01010101u * std::uint32_t(k));
-  return ((w & 0x87878787u) | (e_new << 3)) & ~__vcmpeq4(e, 0u);
+// Two e4m3fn codes (low byte first) as floats, by the packed cvt.rn.f16x2.e4m3x2: exact, since
+// every e4m3fn value is an f16 value. A NaN code gives a NaN (of any payload), which every use
+// below multiplies (mul.rn.f32 returns the canonical NaN, as for scale_core::e4m3fn_value's NaN).
+__device__ inline void decode_pair(std::uint16_t pair, float& lo, float& hi) {
+  std::uint32_t h2;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(pair));
+  lo = __half2float(__ushort_as_half(std::uint16_t(h2 & 0xFFFFu)));
+  hi = __half2float(__ushort_as_half(std::uint16_t(h2 >> 16)));
 }
 
-// The ideal rule for four codes of one row, 0 <= k <= 31, in arithmetic (no per-byte table load):
-// fp8flow_ideal_code is RNE(decode(q)·2^-k) in e4m3fn under CastSpec{} (RNE, satfinite,
-// subnormals kept, NaN keeps its sign). Here: decode by the packed cvt.rn.f16x2.e4m3x2 (exact:
-// every e4m3fn value, subnormals included, is an fp16 normal), widen to fp32 (exact), multiply by
-// 2^-k (exact: |v| >= 2^-9·2^-31 = 2^-40 stays an fp32 normal), round by the packed
-// cvt.rn.satfinite.e4m3x2.f32 — RNE to e4m3fn with subnormals and signed zeros, the cast that
-// element_cast_of proves equal to encode_bits under CastSpec{} for every non-NaN value (|v| <= 448:
-// saturation never applies). NaN codes (S.1111.111) give NaN with their sign, i.e. their own byte.
+// The published rule for four codes of one row, with that row's shift k >= 0 given as
+// published_add(k). Per byte, with the exponent field kept in place (bits 3..6, x = E·8 <= 0x78):
+//   d = x + (16 − min(k, 16))·8 <= 0xF8 (no carry into the next byte), and d >= 0x80 iff E >= k;
+//   then E'·8 = d & 0x78 where E >= k and 0 elsewhere (E' = max(E − k, 0): k >= 16 gives 0);
+//   x + 0x78 >= 0x80 iff E >= 1 (E == 0: the whole byte becomes 0).
+// prmt's sign mode (selector nibbles 8..B) turns each byte's bit 7 into a 0x00 / 0xFF byte mask.
+// This is fp8flow_published_code byte by byte for every 0 <= k <= 31, in eight instructions.
+__device__ inline std::uint32_t published_add(int k) { return std::uint32_t(16 - (k < 16 ? k : 16)) * 0x08080808u; }
+__device__ inline std::uint32_t byte_sign_mask(std::uint32_t v) {
+  std::uint32_t m;
+  asm("prmt.b32 %0, %1, 0, 0xBA98;" : "=r"(m) : "r"(v));
+  return m;
+}
+__device__ inline std::uint32_t published_word(std::uint32_t w, std::uint32_t add) {
+  const std::uint32_t x = w & 0x78787878u;
+  const std::uint32_t d = x + add;
+  const std::uint32_t ge = byte_sign_mask(d), nonzero = byte_sign_mask(x + 0x78787878u);
+  return (w & 0x87878787u & nonzero) | (d & ge & 0x78787878u);
+}
+
+// The ideal rule for four codes of one row, 0 <= k <= 31, in arithmetic: fp8flow_ideal_code is
+// RNE(decode(q)·2^-k) in e4m3fn under CastSpec{} (RNE, satfinite, subnormals kept, NaN keeps its
+// sign). Here: decode_pair (exact), multiply by 2^-k (exact: |v| >= 2^-9·2^-31 = 2^-40 stays an
+// fp32 normal), round by the packed cvt.rn.satfinite.e4m3x2.f32 — RNE to e4m3fn with subnormals
+// and signed zeros, the cast that element_cast_of proves equal to encode_bits under CastSpec{} for
+// every non-NaN value (|v| <= 448: saturation never applies). NaN codes (S.1111.111) keep their byte.
 __device__ inline std::uint32_t ideal_word(std::uint32_t w, int k) {
   const float shift = __uint_as_float(std::uint32_t(127 - k) << 23);  // 2^-k
   std::uint32_t out = 0;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const std::uint16_t pair = std::uint16_t(w >> (16 * half));
-    std::uint32_t h2;
-    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(pair));
-    const float lo = __fmul_rn(__half2float(__ushort_as_half(std::uint16_t(h2 & 0xFFFFu))), shift);
-    const float hi = __fmul_rn(__half2float(__ushort_as_half(std::uint16_t(h2 >> 16))), shift);
-    out |= std::uint32_t(rowwise::cvt_pair<rowwise::ElementCast::cvt_e4m3>(hi, lo)) << (16 * half);
+    float lo, hi;
+    decode_pair(std::uint16_t(w >> (16 * half)), lo, hi);
+    out |= std::uint32_t(rowwise::cvt_pair<rowwise::ElementCast::cvt_e4m3>(__fmul_rn(hi, shift), __fmul_rn(lo, shift)))
+           << (16 * half);
   }
   const std::uint32_t nan = __vcmpeq4(w & 0x7F7F7F7Fu, 0x7F7F7F7Fu);
   return (out & ~nan) | (w & nan);
 }
 
-// The tile buffer: column c holds its 128 rows as 32 little-endian words (rows 4w..4w+3 in word w),
-// word w stored at c·32 + (w ^ swizzle(c)). The swizzle keeps every access pattern below free of
-// bank conflicts: bits 2..4 from c / 16 (the 8 lanes of a row segment in step 2 write columns 16
-// apart), bits 0, 1, 3, 4 from c % 16 (32 consecutive columns read the same word in the naive step).
-__device__ inline int buf_word(int c, int w) {
-  const int swizzle = (4 * ((c >> 4) & 7)) ^ ((c & 3) | (((c >> 2) & 3) << 3));
-  return c * (kBlock / 4) + (w ^ swizzle);
-}
+// The tile buffer: column c holds its 128 rows as 8 groups of 16 bytes (rows 16g..16g+15, little
+// endian), group g at 16-byte slot 8c + (g ^ (c / 16 % 8)). Step 2's word stores (8 lanes with
+// columns 16 apart x 4 row words) then hit 32 different banks, and step 3's 16-byte loads (8 lanes
+// on the 8 groups of one column) are conflict-free as well.
+__device__ inline int buf_group(int c, int g) { return 8 * c + (g ^ ((c >> 4) & 7)); }
+__device__ inline int buf_word(int c, int w) { return 4 * buf_group(c, w >> 2) + (w & 3); }
 __device__ inline int buf_byte(int c, int r) { return 4 * buf_word(c, r >> 2) + (r & 3); }
 
-// Where tile `tile` lies: tile row tr (tile rows fastest) of group g, column block j.
+// Where tile `tile` lies: tile row tr (tile rows fastest) of group g, column block j. Tile
+// indices are 32-bit (the launcher checks the count): a 64-bit division here would cost ~100
+// instructions per thread and tile.
 struct TilePos {
-  std::int64_t tr, j, base, m_g, r0, c0;  // base, m_g: the group's first row and row count
-  int nr, nc;                             // rows and columns of the tile inside the matrix
+  std::int64_t base, m_g, r0;  // the group's first row and row count; the tile's first row
+  int tr, j, c0;
+  int nr, nc;                  // rows and columns of the tile inside the matrix
 };
-__device__ inline TilePos tile_pos(const GroupTable& table, std::int64_t tile, std::int64_t tile_rows,
+__device__ inline TilePos tile_pos(const GroupTable& table, std::uint32_t tile, std::uint32_t tile_rows,
                                    std::int64_t cols) {
   TilePos p;
-  p.tr = tile % tile_rows;
-  p.j = tile / tile_rows;
-  std::int64_t lo = 0, hi = table.groups;  // the group of tile row tr
+  p.j = int(tile / tile_rows);
+  p.tr = int(tile - std::uint32_t(p.j) * tile_rows);
+  int lo = 0, hi = int(table.groups);  // the group of tile row tr
   while (lo < hi) {
-    const std::int64_t mid = (lo + hi) / 2;
+    const int mid = (lo + hi) / 2;
     if (table.tile_row_begin[mid + 1] > p.tr) hi = mid;
     else lo = mid + 1;
   }
   p.base = table.row_begin[lo];
   p.m_g = table.row_begin[lo + 1] - p.base;
-  p.r0 = p.base + (p.tr - table.tile_row_begin[lo]) * kBlock;
-  p.nr = int(p.m_g - (p.r0 - p.base) < kBlock ? p.m_g - (p.r0 - p.base) : kBlock);
+  const std::int64_t rr = std::int64_t(p.tr - table.tile_row_begin[lo]) * kBlock;  // row inside the group
+  p.r0 = p.base + rr;
+  p.nr = int(p.m_g - rr < kBlock ? p.m_g - rr : kBlock);
   p.c0 = p.j * kBlock;
   p.nc = int(cols - p.c0 < kBlock ? cols - p.c0 : kBlock);
   return p;
 }
 
-// Whole 128-column tiles of 16-byte aligned rows take the vector path (step 2).
+// Whole 128-column tiles of 16-byte aligned rows are copied by 16-byte cp.async (step 0).
 __device__ inline bool is_vector_tile(const TilePos& p, std::int64_t cols, const std::uint8_t* q) {
   return p.nc == kBlock && cols % 16 == 0 && (reinterpret_cast<std::uintptr_t>(q) & 15u) == 0;
 }
 
-// The vector path's loads: thread (vec, rg) reads rows 4·rg..4·rg+3 of the 16 columns
-// 16·vec..16·vec+15 (four independent 16-byte loads; a warp instruction reads 4 whole 128-byte
-// row segments); rows past the tile are 0.
-__device__ inline void load_codes(const std::uint8_t* q, std::int64_t cols, const TilePos& p, int vec, int rg,
-                                  std::uint32_t w[4][4]) {
-  const std::uint8_t* q_tile = q + p.r0 * cols + p.c0;
+// Tiles in flight per block: step 0 copies tile i + kStages − 1 while the block works on tile i.
+// H100, % of copy at 1 / 16 / 64 / 128 groups (published): 2 stages 77 / 46 / 41 / 47.5, 3 stages
+// 76.5 / 48 / 43 / 48, 4 stages 77 / 47 / 43.5 / 49.5 (naive 7.4% at one group: 2 blocks per SM).
+inline constexpr int kStages = 3;
+
+// One stage of the dynamic shared memory: the tile's codes as loaded (row-major, 128 bytes a row)
+// and its scale_inv values. Every thread reads back only what its own copies wrote, so a stage
+// needs no barrier: wait_group orders this thread's copies before its loads.
+struct Stage {
+  alignas(16) std::uint8_t codes[kBlock][kBlock];
+  float si[kBlock];
+};
+
+// Step 0: the copies of tile `p` into `st`, one commit group (empty past the last tile, so that
+// every thread always has kStages − 1 groups behind the current one).
+__device__ inline void issue_tile(const std::uint8_t* q, const float* si, std::int64_t cols, std::int64_t col_blocks,
+                                  const TilePos& p, bool valid, Stage& st, int tid, int vec, int rg) {
+  if (valid) {
+    if (is_vector_tile(p, cols, q)) {
+      const std::uint8_t* q_tile = q + p.r0 * cols + p.c0;
 #pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    const int row = 4 * rg + r;
-    const uint4 v = row < p.nr ? __ldg(reinterpret_cast<const uint4*>(q_tile + row * cols) + vec) : make_uint4(0, 0, 0, 0);
-    w[r][0] = v.x, w[r][1] = v.y, w[r][2] = v.z, w[r][3] = v.w;
+      for (int r = 0; r < 4; ++r) {
+        const int row = 4 * rg + r;
+        if (row < p.nr) cp_async_16(&st.codes[row][16 * vec], q_tile + row * cols + 16 * vec);
+      }
+    }
+    if (tid < p.nr) cp_async_4(&st.si[tid], si + (p.r0 + tid) * col_blocks + p.j);
+  }
+  cp_async_commit();
+}
+
+// A tile that is not a vector tile: thread (vec, rg) fills its slots of the stage (rows 4·rg ..
+// 4·rg + 3, columns 16·vec .. 16·vec + 15; 0 outside the tile) by byte loads from q, a compact
+// loop (such tiles are rare).
+__device__ inline void fill_scalar_tile(const std::uint8_t* q, std::int64_t cols, const TilePos& p, Stage& st, int vec,
+                                        int rg) {
+  const std::uint8_t* q_tile = q + p.r0 * cols + p.c0;
+#pragma unroll 1
+  for (int e = 0; e < 64; ++e) {
+    const int row = 4 * rg + e / 16, col = 16 * vec + e % 16;
+    st.codes[row][col] = row < p.nr && col < p.nc ? q_tile[row * cols + col] : std::uint8_t(0);
   }
 }
 
-// Resident blocks per SM the register allocation must allow: published / ideal 5 (<= 51
-// registers, no spills: 5 x 16 KB of codes in flight per SM; at 6 they spill), naive 4 (<= 64:
-// its column arithmetic would otherwise take ~110 registers and leave 2 blocks).
+// Row `row` of thread (vec, rg)'s slots: columns 16·vec .. 16·vec + 15 as four words (0 past the
+// tile's rows: a vector tile's copies skip them, and the slots hold an older tile's codes).
+__device__ inline uint4 slot_row(const Stage& st, int row, int nr, int vec) {
+  return row < nr ? *reinterpret_cast<const uint4*>(&st.codes[row][16 * vec]) : make_uint4(0, 0, 0, 0);
+}
+
+// Shared memory of the naive variant's column scales.
+struct NaiveShared {
+  float amax[kThreads / 32][kBlock];  // per warp and column: the amax of the warp's 16 rows
+  float encode[kBlock];               // per column: BlockScale::encode
+};
+
+// Step 2 of the naive variant: te_blockwise over the dequantised values of each column. Reads the
+// thread's slots of the stage; returns its 16 column words (column 16·vec + i, rows 4·rg .. 4·rg
+// + 3) already transposed. All threads of the block take part (two barriers). The row loops stay
+// rolled: unrolled, the 64 inlined copies of the amax and cast arithmetic overflow the
+// instruction cache.
+template <rowwise::ElementCast kCast>
+__device__ inline void naive_requantize(const RecipeCore& rec, const Stage& st, const float* si_s, int nr, int nc,
+                                        int vec, int rg, NaiveShared& sh, float* csi_tile, std::uint32_t col[16]) {
+  // Per column of this thread (i = 4x + b): the amax of its rows inside the tile.
+  float amax[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) amax[i] = scale_core::amax_init(rec);
+#pragma unroll 1
+  for (int row = 4 * rg; row < 4 * rg + 4 && row < nr; ++row) {
+    const uint4 v4 = slot_row(st, row, nr, vec);
+    const std::uint32_t words[4] = {v4.x, v4.y, v4.z, v4.w};
+    const float si_row = si_s[row];
+#pragma unroll
+    for (int x = 0; x < 4; ++x)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        float lo, hi;
+        decode_pair(std::uint16_t(words[x] >> (16 * half)), lo, hi);
+        const int i = 4 * x + 2 * half;
+        amax[i] = scale_core::amax_update(rec, amax[i], dequantize_to_bf16(lo, si_row));
+        amax[i + 1] = scale_core::amax_update(rec, amax[i + 1], dequantize_to_bf16(hi, si_row));
+      }
+  }
+  // amax_update is a max under the recipe's NaN rule: partial amaxes combine in any order. The
+  // four row groups of a warp (lanes 8 apart), then the eight warps.
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    amax[i] = scale_core::amax_update(rec, amax[i], __shfl_xor_sync(0xFFFFFFFFu, amax[i], 8));
+    amax[i] = scale_core::amax_update(rec, amax[i], __shfl_xor_sync(0xFFFFFFFFu, amax[i], 16));
+  }
+  if (rg % 4 == 0)
+#pragma unroll
+    for (int i = 0; i < 16; ++i) sh.amax[rg / 4][16 * vec + i] = amax[i];
+  __syncthreads();
+  const int tid = threadIdx.x;
+  if (tid < kBlock) {
+    float a = sh.amax[0][tid];
+#pragma unroll
+    for (int k = 1; k < kThreads / 32; ++k) a = scale_core::amax_update(rec, a, sh.amax[k][tid]);
+    const BlockScale s = scale_core::scale_from_amax(rec, a);
+    sh.encode[tid] = s.encode;
+    if (tid < nc) csi_tile[tid] = __uint_as_float(s.stored);
+  }
+  __syncthreads();
+  // The codes of rows (r, r + 1) of each column by one code_pair: bytes r and r + 1 of the column
+  // word. Rows past nr are cast too (their codes are 0) and never stored.
+#pragma unroll
+  for (int i = 0; i < 16; ++i) col[i] = 0;
+#pragma unroll 1
+  for (int r = 0; r < 4; r += 2) {
+    const uint4 a4 = slot_row(st, 4 * rg + r, nr, vec), b4 = slot_row(st, 4 * rg + r + 1, nr, vec);
+    const std::uint32_t wa[4] = {a4.x, a4.y, a4.z, a4.w}, wb[4] = {b4.x, b4.y, b4.z, b4.w};
+    const float si_a = si_s[4 * rg + r], si_b = si_s[4 * rg + r + 1];
+#pragma unroll
+    for (int x = 0; x < 4; ++x) {
+      float va[4], vb[4];
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        decode_pair(std::uint16_t(wa[x] >> (16 * half)), va[2 * half], va[2 * half + 1]);
+        decode_pair(std::uint16_t(wb[x] >> (16 * half)), vb[2 * half], vb[2 * half + 1]);
+      }
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        BlockScale s;
+        s.encode = sh.encode[16 * vec + 4 * x + b];
+        const std::uint16_t pair =
+            rowwise::code_pair<kCast, true>(rec, s, dequantize_to_bf16(va[b], si_a), dequantize_to_bf16(vb[b], si_b));
+        col[4 * x + b] |= std::uint32_t(pair) << (8 * r);
+      }
+    }
+  }
+}
+
+// Resident blocks per SM the register allocation must allow: what the shared memory allows
+// (kStages x 16.5 KB of stages and ~17 KB of buffers per block: 3 blocks with 3 stages), at most
+// 4 (64 registers); naive at most 3 (80: its 16 column amaxes and 16 values per word).
+inline constexpr int kBlocksBySharedMemory = int((227u << 10) / (kStages * sizeof(Stage) + (17u << 10)));
 template <Fp8FlowVariant V>
-inline constexpr int kMinBlocksPerSm = V == Fp8FlowVariant::naive ? 4 : 5;
+inline constexpr int kMinBlocksPerSm =
+    kBlocksBySharedMemory < (V == Fp8FlowVariant::naive ? 3 : 4) ? kBlocksBySharedMemory : (V == Fp8FlowVariant::naive ? 3 : 4);
 
 template <Fp8FlowVariant V, rowwise::ElementCast kCast>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
     fp8flow_kernel(const __grid_constant__ GroupTable table, const std::uint8_t* __restrict__ q,
-                   const float* __restrict__ si, std::int64_t cols, std::int64_t col_blocks,
-                   const std::uint8_t* __restrict__ ideal_lut, const RecipeCore rec, std::uint8_t* __restrict__ qt,
-                   float* __restrict__ csi, float* __restrict__ sit) {
-  __shared__ alignas(16) std::uint32_t buf[kBlock * kBlock / 4];  // see buf_word
+                   const float* __restrict__ si, std::int64_t cols, std::int64_t col_blocks, const RecipeCore rec,
+                   std::uint8_t* __restrict__ qt, float* __restrict__ csi, float* __restrict__ sit) {
+  __shared__ alignas(16) std::uint32_t buf[kBlock * kBlock / 4];  // see buf_group
   __shared__ float si_s[kBlock];
-  __shared__ int k_s[kBlock];
+  __shared__ alignas(16) int k_s[kBlock];
   __shared__ float warp_max[kBlock / 32];
-  __shared__ float amax_s[kThreads];  // naive: per-half column amax
-  std::uint8_t* const buf_bytes = reinterpret_cast<std::uint8_t*>(buf);
+  __shared__ NaiveShared naive_s;
+  extern __shared__ Stage stages[];  // kStages, dynamic
+  const uint4* const buf4 = reinterpret_cast<const uint4*>(buf);
+  const std::uint8_t* const buf_bytes = reinterpret_cast<const std::uint8_t*>(buf);
 
-  // Persistent: the block walks tiles blockIdx.x, + gridDim.x, ... The codes of a vector tile are
-  // loaded before its scales are read and reduced (two barriers), and the next tile's codes
-  // (step 4) before this tile's stores (step 3): a block keeps one tile's loads in flight while
-  // it transposes and stores, instead of one load round trip per block lifetime.
+  // Persistent: the block walks tiles blockIdx.x, + gridDim.x, ... with the copies of the next
+  // kStages − 1 tiles in flight (step 0).
   const int tid = threadIdx.x;
   const int vec = tid % 8, rg = tid / 8;
-  const std::int64_t tile_rows = table.tile_row_begin[table.groups], tiles = tile_rows * col_blocks;
-  std::int64_t tile = blockIdx.x;
-  TilePos pos = tile_pos(table, tile, tile_rows, cols);
-  bool vector_tile = is_vector_tile(pos, cols, q);
-  std::uint32_t w[4][4];
-  if (vector_tile) load_codes(q, cols, pos, vec, rg, w);
-  for (; tile < tiles; tile += gridDim.x) {
-    const std::int64_t tr = pos.tr, j = pos.j, base = pos.base, m_g = pos.m_g, r0 = pos.r0, c0 = pos.c0;
-    const int nr = pos.nr, nc = pos.nc;
-    const std::uint8_t* q_tile = q + r0 * cols + c0;
+  const std::uint32_t tile_rows = std::uint32_t(table.tile_row_begin[table.groups]);
+  const std::uint32_t tiles = tile_rows * std::uint32_t(col_blocks);
+  const std::uint32_t stride = gridDim.x;
+  auto issue = [&](std::uint32_t t, int stage) {
+    const bool valid = t < tiles;
+    const TilePos p = valid ? tile_pos(table, t, tile_rows, cols) : TilePos{};
+    issue_tile(q, si, cols, col_blocks, p, valid, stages[stage], tid, vec, rg);
+  };
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) issue(blockIdx.x + std::uint32_t(s) * stride, s);
+  int stage = 0;
+  for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += stride, stage = stage + 1 < kStages ? stage + 1 : 0) {
+    // 0. The copies of tile + (kStages − 1)·stride go to the stage this thread read last.
+    issue(tile + std::uint32_t(kStages - 1) * stride, stage > 0 ? stage - 1 : kStages - 1);
+    cp_async_wait<kStages - 1>();
+    const TilePos pos = tile_pos(table, tile, tile_rows, cols);
+    const std::int64_t base = pos.base, m_g = pos.m_g, r0 = pos.r0;
+    const int tr = pos.tr, c0 = pos.c0, j = pos.j, nr = pos.nr, nc = pos.nc;
+    if (!is_vector_tile(pos, cols, q)) fill_scalar_tile(q, cols, pos, stages[stage], vec, rg);
+    const float si_v = tid < nr ? stages[stage].si[tid] : 0.0f;
+    float* const csi_tile = csi + std::int64_t(tr) * cols + c0;
 
-    // 1. scales
+    // 1. scales: scale_inv_t, the tile's S (published / ideal) and per row k = exp(S) − exp(si),
+    //    0 for rows past the tile (their codes are 0, and 0 maps to 0 under both rules).
     if (tid < kBlock) {
-      const float v = tid < nr ? si[(r0 + tid) * col_blocks + j] : 0.0f;
-      si_s[tid] = v;
-      if (tid < nr) sit[col_blocks * base + j * m_g + (r0 - base) + tid] = v;
+      si_s[tid] = si_v;
+      if (tid < nr) sit[col_blocks * base + j * m_g + (r0 - base) + tid] = si_v;
       if constexpr (V != Fp8FlowVariant::naive) {
-        float m = v;
+        float m = si_v;
 #pragma unroll
         for (int s = 16; s > 0; s /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, s));
         if (tid % 32 == 0) warp_max[tid / 32] = m;
@@ -221,194 +373,127 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
     __syncthreads();
     if constexpr (V != Fp8FlowVariant::naive) {
       const float s_tile = fmaxf(fmaxf(warp_max[0], warp_max[1]), fmaxf(warp_max[2], warp_max[3]));
-      if (tid < nc) csi[tr * cols + c0 + tid] = s_tile;
+      if (tid < nc) csi_tile[tid] = s_tile;
+      int k = 0;
       if (tid < nr) {
-        const float v = si_s[tid];
-        int k = fp8flow_scale_exponent(s_tile) - fp8flow_scale_exponent(v);
-        if (V == Fp8FlowVariant::ideal && __float_as_uint(v) == 0u) k = kLutRows - 1;
-        k_s[tid] = k < kLutRows - 1 ? k : kLutRows - 1;
+        k = fp8flow_scale_exponent(s_tile) - fp8flow_scale_exponent(si_v);
+        if (V == Fp8FlowVariant::ideal && __float_as_uint(si_v) == 0u) k = kMaxShift;
+        // k >= 0 for valid scale_inv (the precondition: S is their max); the clamp keeps the
+        // rules inside their domain whatever the input.
+        k = k < 0 ? 0 : k < kMaxShift ? k : kMaxShift;
       }
+      if (tid < kBlock) k_s[tid] = k;
       __syncthreads();
     }
 
-    // 2. codes -> buf, through the element rule
-    auto rule = [&](std::uint8_t code, int row) -> std::uint8_t {
-      if constexpr (V == Fp8FlowVariant::published) return fp8flow_published_code(code, k_s[row]);
-      else if constexpr (V == Fp8FlowVariant::ideal) return __ldg(ideal_lut + k_s[row] * 256 + code);
-      else return code;
-    };
-    if (vector_tile) {
-      // The loaded rows through the element rule, transposed in registers into 16 column words.
-      if constexpr (V != Fp8FlowVariant::naive) {
+    // 2. The element rule on the thread's codes, then the transpose into buf: column 16·vec + b
+    //    gets word rg (rows 4·rg..4·rg+3), at the same offset from this thread's first column for
+    //    every b (the swizzle depends on c / 16 = vec only). A warp whose 16 rows all lie past the
+    //    tile skips it (naive excepted: its column scales need every thread): the stores below
+    //    never read those rows.
+    std::uint32_t* const col_words = buf + buf_word(16 * vec, rg);
+    if constexpr (V == Fp8FlowVariant::naive) {
+      std::uint32_t col[16];
+      naive_requantize<kCast>(rec, stages[stage], si_s, nr, nc, vec, rg, naive_s, csi_tile, col);
 #pragma unroll
-        for (int r = 0; r < 4; ++r)
+      for (int b = 0; b < 16; ++b) col_words[b * (kBlock / 4)] = col[b];
+    } else if (16 * (tid / 32) < nr) {
+      std::uint32_t w[4][4];  // w[r][x]: row 4·rg + r, columns 16·vec + 4x .. + 3
+      const int4 k4 = *reinterpret_cast<const int4*>(&k_s[4 * rg]);
+      const int k[4] = {k4.x, k4.y, k4.z, k4.w};
 #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            const int row = 4 * rg + r;
-            if (row >= nr) continue;  // k_s is not set there
-            const int k = k_s[row];
-            if (k >= 0) {  // k < 0 only for a NaN scale_inv: byte by byte
-              w[r][x] = V == Fp8FlowVariant::published ? published_word(w[r][x], k) : ideal_word(w[r][x], k);
-              continue;
-            }
-            std::uint32_t out = 0;
+      for (int r = 0; r < 4; ++r) {
+        const uint4 v = slot_row(stages[stage], 4 * rg + r, nr, vec);
+        const std::uint32_t add = published_add(k[r]);
+        w[r][0] = v.x, w[r][1] = v.y, w[r][2] = v.z, w[r][3] = v.w;
 #pragma unroll
-            for (int b = 0; b < 4; ++b) out |= std::uint32_t(rule(std::uint8_t(w[r][x] >> (8 * b)), row)) << (8 * b);
-            w[r][x] = out;
-          }
+        for (int x = 0; x < 4; ++x)
+          w[r][x] = V == Fp8FlowVariant::published ? published_word(w[r][x], add) : ideal_word(w[r][x], k[r]);
       }
 #pragma unroll
       for (int b = 0; b < 16; ++b) {
         const int x = b / 4;
         const unsigned sel = unsigned(b % 4) | unsigned(b % 4 + 4) << 4;  // byte b%4 of both operands
         const std::uint32_t r01 = __byte_perm(w[0][x], w[1][x], sel), r23 = __byte_perm(w[2][x], w[3][x], sel);
-        buf[buf_word(16 * vec + b, rg)] = __byte_perm(r01, r23, 0x5410);
-      }
-    } else {
-      for (int e = tid; e < kBlock * kBlock; e += kThreads) {
-        const int col = e % kBlock, row = e / kBlock;
-        if (col < nc && row < nr) buf_bytes[buf_byte(col, row)] = rule(q_tile[row * cols + col], row);
+        col_words[b * (kBlock / 4)] = __byte_perm(r01, r23, 0x5410);
       }
     }
     __syncthreads();
 
-    // naive: per column, te_blockwise over the dequantised values; two threads per column (rows
-    // [0, 64) and [64, 128)), 32 consecutive columns per warp; amax_update is a max under the
-    // recipe's NaN rule, so the two halves combine in any order.
-    if constexpr (V == Fp8FlowVariant::naive) {
-      const int col = tid % kBlock, half = tid / kBlock;
-      const int r_begin = half * (kBlock / 2), r_end = nr < r_begin + kBlock / 2 ? nr : r_begin + kBlock / 2;
-      auto dequantized8 = [&](int r, float v[8]) {
-        const std::uint32_t w0 = buf[buf_word(col, r / 4)], w1 = buf[buf_word(col, r / 4 + 1)];
-#pragma unroll
-        for (int e = 0; e < 8; ++e)
-          v[e] = dequantize_to_bf16(std::uint8_t((e < 4 ? w0 : w1) >> (8 * (e % 4))), si_s[r + e]);
-      };
-      float amax = scale_core::amax_init(rec);
-      if (col < nc)
-        for (int r = r_begin; r < r_end; r += 8) {
-          float v[8];
-          dequantized8(r, v);
-#pragma unroll
-          for (int e = 0; e < 8; ++e)
-            if (r + e < r_end) amax = scale_core::amax_update(rec, amax, v[e]);
-        }
-      amax_s[tid] = amax;
-      __syncthreads();
-      if (col < nc) {
-        const BlockScale s = scale_core::scale_from_amax(rec, scale_core::amax_update(rec, amax_s[col], amax_s[col + kBlock]));
-        if (half == 0) csi[tr * cols + c0 + col] = __uint_as_float(s.stored);
-        // Rows past nr are cast too (si_s is +0 there) and never stored.
-        for (int r = r_begin; r < r_end; r += 8) {
-          float v[8];
-          dequantized8(r, v);
-          std::uint8_t c[8];
-          rowwise::codes8<kCast>(rec, s, v, c);
-          buf[buf_word(col, r / 4)] = c[0] | std::uint32_t(c[1]) << 8 | std::uint32_t(c[2]) << 16 | std::uint32_t(c[3]) << 24;
-          buf[buf_word(col, r / 4 + 1)] = c[4] | std::uint32_t(c[5]) << 8 | std::uint32_t(c[6]) << 16 | std::uint32_t(c[7]) << 24;
-        }
-      }
-      __syncthreads();
-    }
-
-    // 4. The next tile's codes (w is free: step 2 moved this tile's codes into buf).
-    TilePos next = pos;
-    bool next_vector = false;
-    if (tile + gridDim.x < tiles) {
-      next = tile_pos(table, tile + gridDim.x, tile_rows, cols);
-      next_vector = is_vector_tile(next, cols, q);
-      if (next_vector) load_codes(q, cols, next, vec, rg, w);
-    }
-
-    // 3. Output column runs: qt[c0 + col] of the group is m_g bytes at qt_group + (c0 + col)·m_g, this
-    // tile's rows [0, nr) of it. The run is cut at 16-byte-aligned addresses into at most 9 chunks;
-    // 8 lanes per column, lane k writes chunk k (and chunk 8): rows [16k − mis, 16k − mis + 16),
-    // assembled from five words of the column by funnel shifts; whole chunks are one 16-byte store,
-    // the (at most two) partial ones byte stores of their rows inside the run.
+    // 3. Output column runs: column c0 + col of the group is m_g bytes at qt_group + (c0 + col)·m_g,
+    // this tile's rows [0, nr) of it. Seen from the 16-byte aligned address below its first byte,
+    // the run covers span bytes [mis, mis + nr) of at most 9 aligned chunks. 8 lanes per column:
+    //   - lane s writes chunk s when the run covers it whole: rows [16s − mis, 16s − mis + 16),
+    //     one 16-byte group of buf, or bytes o..o+15 of two neighbouring groups (o = (−mis) % 16,
+    //     the same for every chunk of the column), then one 16-byte store;
+    //   - the (at most two) chunks the run covers in part, the first and the last, take byte
+    //     stores, lane s bytes 2s and 2s + 1 of each: two predicated stores per chunk and lane,
+    //     no lane loops alone while the others wait (the rest of such a chunk belongs to the
+    //     neighbouring tile or column and is merged in L2).
     const int sub = tid % 8;
     std::uint8_t* qt_group = qt + cols * base + (r0 - base);
-    for (int slot = tid / 8; slot < nc; slot += kThreads / 8) {
-      const int col = slot;
-      std::uint8_t* dst = qt_group + (c0 + col) * m_g;
+    for (int col = tid / 8; col < nc; col += kThreads / 8) {
+      std::uint8_t* dst = qt_group + std::int64_t(c0 + col) * m_g;
       const int mis = int(reinterpret_cast<std::uintptr_t>(dst) & 15u);
-      const int chunks = (mis + nr + 15) / 16;
-      for (int k = sub; k < chunks; k += 8) {
-        const int rs = 16 * k - mis;  // first row of the chunk (>= -15)
-        const int wbase = rs >> 2, shift = 8 * (rs & 3);
-        std::uint32_t x[5];
+      std::uint8_t* const span = dst - mis;
+      const int end = mis + nr;  // span bytes [mis, end) are the run's
+      if (16 * sub >= mis && 16 * sub + 16 <= end) {
+        const int rs = 16 * sub - mis;  // first row of the chunk, >= 0
+        const int o = rs & 15;
+        const uint4 a = buf4[buf_group(col, rs >> 4)];
+        uint4 out = a;
+        if (o != 0) {
+          // Bytes o..o+15 of groups a, b (rs + 16 <= nr <= 128: group rs / 16 + 1 exists).
+          const uint4 b4 = buf4[buf_group(col, (rs >> 4) + 1)];
+          const std::uint32_t v[8] = {a.x, a.y, a.z, a.w, b4.x, b4.y, b4.z, b4.w};
+          std::uint32_t t[6], u[5];
 #pragma unroll
-        for (int i = 0; i < 5; ++i) {
-          const int wi = wbase + i;
-          x[i] = wi >= 0 && wi < kBlock / 4 ? buf[buf_word(col, wi)] : 0u;
+          for (int i = 0; i < 6; ++i) t[i] = (o & 8) ? v[i + 2] : v[i];
+#pragma unroll
+          for (int i = 0; i < 5; ++i) u[i] = (o & 4) ? t[i + 1] : t[i];
+          const unsigned shift = 8u * unsigned(o & 3);
+          out = make_uint4(__funnelshift_r(u[0], u[1], shift), __funnelshift_r(u[1], u[2], shift),
+                           __funnelshift_r(u[2], u[3], shift), __funnelshift_r(u[3], u[4], shift));
         }
-        std::uint32_t o[4];
+        *reinterpret_cast<uint4*>(span + 16 * sub) = out;
+      }
+      const int last = (end - 1) / 16;  // the run's last chunk
+      const bool first_partial = mis != 0 || end < 16, last_partial = last > 0 && end % 16 != 0;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) o[i] = __funnelshift_r(x[i], x[i + 1], unsigned(shift));
-        std::uint8_t* chunk = dst + rs;
-        if (rs >= 0 && rs + 16 <= nr) {
-          *reinterpret_cast<uint4*>(chunk) = make_uint4(o[0], o[1], o[2], o[3]);
-        } else {
-          // Bytes [lo, hi) of the (16-byte aligned) chunk lie inside the run: the widest aligned
-          // stores that fit (at most 6 instead of up to 15 byte stores; the rest of the chunk's
-          // bytes belong to the neighbouring tile or column, merged in L2).
-          const int lo = rs < 0 ? -rs : 0, hi = nr - rs < 16 ? nr - rs : 16;
-          const unsigned long long v0 = o[0] | (static_cast<unsigned long long>(o[1]) << 32);
-          const unsigned long long v1 = o[2] | (static_cast<unsigned long long>(o[3]) << 32);
-          for (int b = lo; b < hi;) {
-            const unsigned long long v = (b < 8 ? v0 : v1) >> (8 * (b & 7));
-            if (b % 8 == 0 && b + 8 <= hi) {
-              *reinterpret_cast<unsigned long long*>(chunk + b) = v;
-              b += 8;
-            } else if (b % 4 == 0 && b + 4 <= hi) {
-              *reinterpret_cast<std::uint32_t*>(chunk + b) = std::uint32_t(v);
-              b += 4;
-            } else if (b % 2 == 0 && b + 2 <= hi) {
-              *reinterpret_cast<std::uint16_t*>(chunk + b) = std::uint16_t(v);
-              b += 2;
-            } else {
-              chunk[b] = std::uint8_t(v);
-              b += 1;
-            }
-          }
+      for (int e = 0; e < 2; ++e) {
+        if (!(e == 0 ? first_partial : last_partial)) continue;
+        const int chunk = e == 0 ? 0 : last;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int p = 16 * chunk + 2 * sub + h;
+          if (p >= mis && p < end) span[p] = buf_bytes[buf_byte(col, p - mis)];
         }
       }
     }
-    __syncthreads();  // buf, si_s, k_s, warp_max and amax_s are rewritten for the next tile
-    pos = next;
-    vector_tile = next_vector;
+    __syncthreads();  // buf, si_s, k_s, warp_max and naive_s are rewritten for the next tile
   }
 }
 
 // ----------------------------------------------------------------------------
 // kernel launcher
 
-// The ideal rule's table on the device, uploaded once (fp8flow_ideal_table).
-const std::uint8_t* ideal_lut_device() {
-  static const std::uint8_t* lut = [] {
-    const std::vector<std::uint8_t> t = fp8flow_ideal_table();
-    std::uint8_t* p = nullptr;
-    OCTET_CUDA_CHECK(cudaMalloc(&p, t.size()));
-    OCTET_CUDA_CHECK(cudaMemcpy(p, t.data(), t.size(), cudaMemcpyHostToDevice));
-    return p;
-  }();
-  return lut;
-}
-
 // Persistent grid: as many blocks as are resident at once (occupancy read once per kernel), at
 // most one per tile.
 template <Fp8FlowVariant V, rowwise::ElementCast kCast = rowwise::ElementCast::generic>
 void launch(const GroupTable& table, const std::uint8_t* q, const float* si, const Fp8FlowLayout& L,
-            const RecipeCore& rec, const std::uint8_t* lut, const Fp8FlowGpuOutputs& out, cudaStream_t stream) {
+            const RecipeCore& rec, const Fp8FlowGpuOutputs& out, cudaStream_t stream) {
+  constexpr std::size_t smem = kStages * sizeof(Stage);
   static const int per_sm = [] {
+    OCTET_CUDA_CHECK(cudaFuncSetAttribute(fp8flow_kernel<V, kCast>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     int n = 0;
-    OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fp8flow_kernel<V, kCast>, kThreads, 0));
+    OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fp8flow_kernel<V, kCast>, kThreads, smem));
     return n < 1 ? 1 : n;
   }();
-  const std::int64_t tiles = L.tile_row_begin.back() * L.col_blocks;
+  const std::int64_t tiles = L.tile_row_begin.back() * L.col_blocks;  // < 2^31 (checked by the caller)
   const std::int64_t resident = std::int64_t(layout_detail::multiprocessors()) * per_sm;
   const unsigned grid = unsigned(tiles < resident ? tiles : resident);
-  fp8flow_kernel<V, kCast><<<grid, kThreads, 0, stream>>>(table, q, si, L.cols, L.col_blocks, lut, rec, out.qt, out.csi,
-                                                   out.sit);
+  fp8flow_kernel<V, kCast><<<grid, kThreads, smem, stream>>>(table, q, si, L.cols, L.col_blocks, rec, out.qt, out.csi,
+                                                          out.sit);
   check_launch();
 }
 
@@ -421,23 +506,25 @@ void fp8flow_transpose(Fp8FlowVariant variant, const std::uint8_t* q_m_c, const 
                                 std::to_string(kFp8FlowMaxGroups));
   if (L.col_blocks > 65535) throw std::invalid_argument("q_m_c: more than 65535 column blocks");
   if (L.tile_row_begin.back() == 0 || L.col_blocks == 0) return;  // nothing to write
+  if (L.tile_row_begin.back() * L.col_blocks >= (std::int64_t(1) << 31))
+    throw std::invalid_argument("q_m_c: 2^31 or more 128x128 tiles");
   auto table = std::make_unique<GroupTable>();
   table->groups = L.groups();
   for (std::int64_t g = 0; g <= L.groups(); ++g) {
     table->row_begin[g] = L.row_begin[std::size_t(g)];
-    table->tile_row_begin[g] = L.tile_row_begin[std::size_t(g)];
+    table->tile_row_begin[g] = std::int32_t(L.tile_row_begin[std::size_t(g)]);
   }
   switch (variant) {
     case Fp8FlowVariant::published:
-      return launch<Fp8FlowVariant::published>(*table, q_m_c, si_m_cb, L, RecipeCore{}, nullptr, out, stream);
+      return launch<Fp8FlowVariant::published>(*table, q_m_c, si_m_cb, L, RecipeCore{}, out, stream);
     case Fp8FlowVariant::ideal:
-      return launch<Fp8FlowVariant::ideal>(*table, q_m_c, si_m_cb, L, RecipeCore{}, ideal_lut_device(), out, stream);
+      return launch<Fp8FlowVariant::ideal>(*table, q_m_c, si_m_cb, L, RecipeCore{}, out, stream);
     case Fp8FlowVariant::naive: {
       const Recipe& r = recipe("te_blockwise");
       if (rowwise::element_cast_of(r) == rowwise::ElementCast::cvt_e4m3)
         return launch<Fp8FlowVariant::naive, rowwise::ElementCast::cvt_e4m3>(*table, q_m_c, si_m_cb, L, make_core(r),
-                                                                            nullptr, out, stream);
-      return launch<Fp8FlowVariant::naive>(*table, q_m_c, si_m_cb, L, make_core(r), nullptr, out, stream);
+                                                                            out, stream);
+      return launch<Fp8FlowVariant::naive>(*table, q_m_c, si_m_cb, L, make_core(r), out, stream);
     }
   }
   throw std::invalid_argument("variant: unknown value");

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -24,11 +23,6 @@
 namespace octet::cuda {
 
 inline constexpr std::int64_t kFp8FlowMaxGroups = 1024;
-inline constexpr int kFp8FlowTableRows = 32;  // shifts k >= 31 use row 31 (exact for both rules)
-
-// The ideal rule as a (kFp8FlowTableRows, 256) byte table: fp8flow_ideal_code(code, k) at
-// [k·256 + code] (sm90_fp8flow_transpose_table.cpp, a host translation unit).
-std::vector<std::uint8_t> fp8flow_ideal_table();
 
 struct Fp8FlowGpuOutputs {
   std::uint8_t* qt = nullptr;  // layout.qt_size() codes

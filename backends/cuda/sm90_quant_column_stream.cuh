@@ -142,27 +142,6 @@ __device__ __forceinline__ std::uint32_t combine_keys(std::uint32_t a, std::uint
   else return max(a, b);
 }
 
-// cp.async (PTX ISA 7.0, sm_80): 16 bytes from global to shared memory, this thread's copies
-// tracked in commit groups; wait_group N returns when at most N of its groups are pending.
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_address(dst)), "l"(src) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-// Waits until at most `pending` (0 .. kStreamMaxStages - 1) of this thread's groups are pending.
-__device__ __forceinline__ void cp_async_wait(int pending) {
-  switch (pending) {
-    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
-    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
-    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
-    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
-    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
-    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
-    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
-    case 7: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
-    default: break;
-  }
-}
-
 // Map traits of the stream kernel. kSubBlockRows (> 0): a range holds several scale blocks of that
 // many rows, one after another (MergedRanges below): scale_index(range, sub, col). kRowMajorCodes:
 // the codes are row-major (out_offset(row, col + 1) = out_offset(row, col) + 1), written from

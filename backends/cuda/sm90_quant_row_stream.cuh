@@ -37,6 +37,7 @@
 #include <mutex>
 #include <string>
 
+#include "sm90_cp_async.cuh"
 #include "sm90_layout_device.hpp"
 #include "sm90_quant_common.cuh"
 
@@ -104,10 +105,6 @@ struct FlatSegments {
 // The bulk copy and its mbarrier (PTX ISA: mbarrier.init / arrive.expect_tx / try_wait.parity,
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes; a CTA launched without a
 // cluster is a cluster of one, so its own shared memory is a valid ::cluster destination).
-
-__device__ __forceinline__ std::uint32_t smem_address(const void* p) {
-  return std::uint32_t(__cvta_generic_to_shared(p));
-}
 
 // The host launches row_stream_kernel on sm_90 and later only; older targets compile a trap.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900

@@ -84,33 +84,30 @@ inline ElementCast element_cast_of(const Recipe& r) {
   return f.id == FormatId::e4m3fn ? ElementCast::cvt_e4m3 : ElementCast::cvt_e5m2;
 }
 
-// The 8 element codes under `s` (scale_core::quantize_element: scaled_element, then the cast),
-// and their 8-byte store.
-template <ElementCast kCast = ElementCast::generic>
-__device__ inline void codes8(const RecipeCore& rec, const BlockScale& s, const float v[8], std::uint8_t c[8]) {
-  if constexpr (kCast == ElementCast::generic) {
-#pragma unroll
-    for (int e = 0; e < kPerThread; ++e) c[e] = std::uint8_t(scale_core::quantize_element(rec, s, v[e]));
-  } else {
-#pragma unroll
-    for (int e = 0; e < kPerThread; e += 2) {
-      const float lo = scale_core::scaled_element(rec, s, v[e]), hi = scale_core::scaled_element(rec, s, v[e + 1]);
-      const std::uint16_t pair = cvt_pair<kCast>(hi, lo);
-      c[e] = std::uint8_t(pair & 0xFFu);
-      c[e + 1] = std::uint8_t(pair >> 8);
-      if (scale_core::is_nan(lo)) c[e] = std::uint8_t(encode_bits<Fp32Source>(format_of(rec.element), rec.cast, scale_core::bits(lo)));
-      if (scale_core::is_nan(hi)) c[e + 1] = std::uint8_t(encode_bits<Fp32Source>(format_of(rec.element), rec.cast, scale_core::bits(hi)));
-    }
-  }
+// The element code of a NaN value under the recipe's CastSpec (octet::encode_bits), out of line:
+// for kernels that inline many element casts, where dozens of inlined copies of the generic
+// encoder would not fit the instruction cache.
+__device__ __noinline__ inline std::uint32_t nan_element_code(const RecipeCore& rec, float nan) {
+  return encode_bits<Fp32Source>(format_of(rec.element), rec.cast, scale_core::bits(nan));
 }
-__device__ inline void store_codes8(std::uint8_t* q, const std::uint8_t c[8]) {
-  std::uint32_t lo = 0, hi = 0;
-#pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    lo |= std::uint32_t(c[e]) << (8 * e);
-    hi |= std::uint32_t(c[e + 4]) << (8 * e);
+
+// The codes of two elements under `s` (scale_core::quantize_element: scaled_element, then the
+// cast), low byte `lo`'s. kNanOutOfLine: a NaN's code through nan_element_code.
+template <ElementCast kCast = ElementCast::generic, bool kNanOutOfLine = false>
+__device__ inline std::uint16_t code_pair(const RecipeCore& rec, const BlockScale& s, float lo, float hi) {
+  if constexpr (kCast == ElementCast::generic) {
+    return std::uint16_t(scale_core::quantize_element(rec, s, lo) | scale_core::quantize_element(rec, s, hi) << 8);
+  } else {
+    const float a = scale_core::scaled_element(rec, s, lo), b = scale_core::scaled_element(rec, s, hi);
+    std::uint16_t pair = cvt_pair<kCast>(b, a);
+    auto nan_code = [&](float v) -> std::uint32_t {
+      if constexpr (kNanOutOfLine) return nan_element_code(rec, v);
+      else return encode_bits<Fp32Source>(format_of(rec.element), rec.cast, scale_core::bits(v));
+    };
+    if (scale_core::is_nan(a)) pair = (pair & 0xFF00u) | std::uint16_t(nan_code(a));
+    if (scale_core::is_nan(b)) pair = (pair & 0x00FFu) | std::uint16_t(nan_code(b) << 8);
+    return pair;
   }
-  *reinterpret_cast<uint2*>(q) = make_uint2(lo, hi);
 }
 
 // The stored scale of block `index`: an e8m0 byte (B = 32) or fp32 bits (B = 128); written by the
