@@ -22,11 +22,10 @@
 // decoding two codes per cvt.rn.f16x2.{e4m3x2,e5m2x2} (exact: every such value is an fp16);
 // a chunk with a code outside the fast path's range takes the emulator's binary64 path.
 // Passthrough: the row gather of sm90_token_pad_permute.cu.
-// Combine, routes summed in slot order (CombineSpec's reference): one kernel reads each route's
-// row straight from y through the reversed plan (passthrough: the returned rows are bit copies of
-// y's rows) or from the rows exchanged back (quantised payloads), kItems chunks per thread, and
-// sums as fused_unpermute_unpad does, NaN written as the quiet NaN. Other orders, and rows that are
-// not 16-byte aligned, use fused_unpermute_unpad itself.
+// Combine: fused_unpermute_unpad's kernel (sm90_token_pad_permute.cu; every CombineSpec order and
+// arithmetic, NaN written as the quiet NaN) on the rows exchanged back (quantised payloads), or
+// for passthrough straight on y's rows (the returned rows are bit copies of them) through the
+// reversed plan composed into a (T, K) row map by one small kernel.
 // Bytes moved (exchange): N·H·in read, N·H·(in + 1) + scales written; combine: T·K·H·in read,
 // T·H·in written.
 #include <cuda_bf16.h>
@@ -219,96 +218,6 @@ __global__ void compose_kernel(const std::int64_t* route_rows, std::int64_t n, c
   out[i] = r < 0 ? -1 : __ldg(reverse_gather + r);
 }
 
-// The sum rounded to the input dtype (fused_unpermute_unpad's rounding with the a2a combine's quiet
-// NaN): bf16 RNE with IEEE overflow (cvt.rn.bf16x2.f32 for finite sums, ±Inf kept, as octet's
-// converter), NaN -> 0x7FC0; fp32 kept, NaN -> 0x7FC00000.
-__device__ __forceinline__ Chunk round_sum(const float acc[kChunk], std::uint16_t) {
-  Chunk r;
-#pragma unroll
-  for (int e = 0; e < kChunk; e += 2) {
-    const __nv_bfloat162 pair = __floats2bfloat162_rn(acc[e], acc[e + 1]);
-    r.v[e] = std::uint32_t(__bfloat16_as_ushort(pair.x)) << 16;
-    r.v[e + 1] = std::uint32_t(__bfloat16_as_ushort(pair.y)) << 16;
-  }
-#pragma unroll
-  for (int e = 0; e < kChunk; ++e) {
-    const std::uint32_t b = __float_as_uint(acc[e]);
-    if ((b & 0x7F800000u) == 0x7F800000u)
-      r.v[e] = (b & 0x007FFFFFu) != 0 ? 0x7FC00000u : (b & 0x80000000u) | 0x7F800000u;
-  }
-  return r;
-}
-__device__ __forceinline__ Chunk round_sum(const float acc[kChunk], float) {
-  Chunk r;
-#pragma unroll
-  for (int e = 0; e < kChunk; ++e) r.v[e] = acc[e] != acc[e] ? 0x7FC00000u : __float_as_uint(acc[e]);
-  return r;
-}
-
-struct CombineParams {
-  const void* rows = nullptr;              // (N, H) In: y (passthrough) or the rows exchanged back
-  std::int64_t h = 0;
-  const std::int64_t* reverse = nullptr;   // send-layout row -> row of `rows`; nullptr: the identity
-  const std::int64_t* route_rows = nullptr;  // (T, K) send-layout rows, -1 unused
-  std::int64_t tokens = 0, topk = 0;
-  const float* weights = nullptr;  // (T, K) or nullptr (1.0)
-  void* out = nullptr;             // (T, H) In
-};
-
-constexpr int kCombineThreads = 256;
-constexpr int kCombineItems = 2;
-
-// Per chunk of a token's output row: acc = +0, then for each route k in slot order whose row is not
-// -1, acc = acc + fl32(x·w) (or fma(x, w, acc)), as fused_unpermute_unpad's combine_kernel.
-template <class In, bool kFma>
-__global__ void __launch_bounds__(kCombineThreads, 4) combine_kernel(const CombineParams p) {
-  const In* rows = static_cast<const In*>(p.rows);
-  In* out = static_cast<In*>(p.out);
-  const std::int64_t h = p.h, per_row = h / kChunk, total = p.tokens * per_row, topk = p.topk;
-  const std::int64_t step = std::int64_t(gridDim.x) * kCombineThreads;
-  const std::int64_t step_rows = step / per_row, step_chunks = step % per_row;
-  std::int64_t first = std::int64_t(blockIdx.x) * kCombineThreads + threadIdx.x;
-  ChunkCursor cur{first / per_row, first % per_row};
-  for (; first < total; first += kCombineItems * step) {
-    ChunkCursor at[kCombineItems];
-    float acc[kCombineItems][kChunk];
-#pragma unroll
-    for (int u = 0; u < kCombineItems; ++u) {
-      at[u] = cur;
-      cur.advance(step_rows, step_chunks, per_row);
-#pragma unroll
-      for (int e = 0; e < kChunk; ++e) acc[u][e] = 0.0f;  // +0, as TE's tl.zeros
-    }
-    for (std::int64_t k = 0; k < topk; ++k) {
-      std::int64_t row[kCombineItems];
-#pragma unroll
-      for (int u = 0; u < kCombineItems; ++u) {
-        row[u] = at[u].row < p.tokens ? __ldg(p.route_rows + at[u].row * topk + k) : -1;
-        if (row[u] >= 0 && p.reverse != nullptr) row[u] = __ldg(p.reverse + row[u]);
-      }
-      row_chunks::RawChunk<In> raw[kCombineItems];
-#pragma unroll
-      for (int u = 0; u < kCombineItems; ++u)
-        if (row[u] >= 0) raw[u].load(rows + row[u] * h + at[u].chunk * kChunk);
-#pragma unroll
-      for (int u = 0; u < kCombineItems; ++u) {
-        if (row[u] < 0) continue;
-        const float w = p.weights != nullptr ? __ldg(p.weights + at[u].row * topk + k) : 1.0f;
-        const Chunk c = raw[u].chunk();
-#pragma unroll
-        for (int e = 0; e < kChunk; ++e) {
-          const float xv = row_chunks::value(c, e);
-          acc[u][e] = kFma ? __fmaf_rn(xv, w, acc[u][e]) : __fadd_rn(acc[u][e], __fmul_rn(xv, w));
-        }
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kCombineItems; ++u)
-      if (at[u].row < p.tokens)
-        row_chunks::store_chunk(out + at[u].row * h + at[u].chunk * kChunk, round_sum(acc[u], In{}));
-  }
-}
-
 // ----------------------------------------------------------------------------
 // kernel launchers
 
@@ -366,31 +275,12 @@ void launch_exchange(const In* x, std::int64_t rows, std::int64_t h, const std::
   }
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
-// The combine's sum over route rows of `rows` (through `reverse` when given): the fused kernel for
-// the reference order and 16-byte aligned rows, else compose + fused_unpermute_unpad.
+// The combine's sum over route rows of `rows` (through `reverse` when given: composed into a
+// (T, K) row map first) by fused_unpermute_unpad's kernel, with the a2a combine's quiet NaN.
 void combine_rows(InputType type, const void* rows, std::int64_t n, std::int64_t h, const std::int64_t* reverse,
                   const std::int64_t* route_rows, std::int64_t tokens, std::int64_t topk, const float* weights,
                   CombineSpec spec, void* out, cudaStream_t stream) {
   const std::int64_t in_bytes = type == InputType::bf16 ? 2 : 4;
-  if (spec.order == CombineOrder::slot_ascending && h % kChunk == 0 && aligned16(rows) && aligned16(out)) {
-    if (h == 0) return;
-    CombineParams p;
-    p.rows = rows, p.h = h, p.reverse = reverse, p.route_rows = route_rows, p.tokens = tokens, p.topk = topk;
-    p.weights = weights, p.out = out;
-    auto run = [&](auto kernel) {
-      const unsigned blocks = row_chunks::persistent_grid(kernel, kCombineThreads, 0, tokens * (h / kChunk),
-                                                          std::int64_t(kCombineThreads) * kCombineItems);
-      kernel<<<blocks, kCombineThreads, 0, stream>>>(p);
-      check_launch();
-    };
-    if (type == InputType::bf16)
-      spec.fused_multiply_add ? run(combine_kernel<std::uint16_t, true>) : run(combine_kernel<std::uint16_t, false>);
-    else
-      spec.fused_multiply_add ? run(combine_kernel<float, true>) : run(combine_kernel<float, false>);
-    return;
-  }
   if (reverse == nullptr) {
     fused_unpermute_unpad({rows, n, h, in_bytes}, type, route_rows, tokens, topk, weights, spec, out, stream, true);
     return;
