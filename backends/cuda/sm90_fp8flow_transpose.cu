@@ -189,6 +189,12 @@ struct Stage {
   float si[kBlock];
 };
 
+// Where a stage's tile lies; valid = false past the last tile.
+struct StagePos {
+  TilePos pos;
+  bool valid;
+};
+
 // Step 0: the copies of tile `p` into `st`, one commit group (empty past the last tile, so that
 // every thread always has kStages − 1 groups behind the current one).
 __device__ inline void issue_tile(const std::uint8_t* q, const float* si, std::int64_t cols, std::int64_t col_blocks,
@@ -325,41 +331,51 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
                    std::uint8_t* __restrict__ qt, float* __restrict__ csi, float* __restrict__ sit) {
   __shared__ alignas(16) std::uint32_t buf[kBlock * kBlock / 4];  // see buf_group
   __shared__ float si_s[kBlock];
-  __shared__ alignas(16) int k_s[kBlock];
   __shared__ float warp_max[kBlock / 32];
   __shared__ NaiveShared naive_s;
-  extern __shared__ Stage stages[];  // kStages, dynamic
+  __shared__ StagePos stage_pos[kStages];  // where each stage's tile lies (written by thread 0)
+  extern __shared__ Stage stages[];        // kStages, dynamic
   const uint4* const buf4 = reinterpret_cast<const uint4*>(buf);
   const std::uint8_t* const buf_bytes = reinterpret_cast<const std::uint8_t*>(buf);
 
   // Persistent: the block walks tiles blockIdx.x, + gridDim.x, ... with the copies of the next
-  // kStages − 1 tiles in flight (step 0).
+  // kStages − 1 tiles in flight (step 0). Thread 0 finds where a tile lies (tile_pos: a division
+  // and a search over the groups) once, a tile ahead of its copies; the others read it from
+  // stage_pos after a barrier.
   const int tid = threadIdx.x;
   const int vec = tid % 8, rg = tid / 8;
   const std::uint32_t tile_rows = std::uint32_t(table.tile_row_begin[table.groups]);
   const std::uint32_t tiles = tile_rows * std::uint32_t(col_blocks);
   const std::uint32_t stride = gridDim.x;
-  auto issue = [&](std::uint32_t t, int stage) {
-    const bool valid = t < tiles;
-    const TilePos p = valid ? tile_pos(table, t, tile_rows, cols) : TilePos{};
-    issue_tile(q, si, cols, col_blocks, p, valid, stages[stage], tid, vec, rg);
+  auto locate = [&](std::uint32_t t, int stage) {
+    StagePos& sp = stage_pos[stage];
+    sp.valid = t < tiles;
+    if (sp.valid) sp.pos = tile_pos(table, t, tile_rows, cols);
   };
+  auto issue = [&](int stage) {
+    const StagePos& sp = stage_pos[stage];
+    issue_tile(q, si, cols, col_blocks, sp.pos, sp.valid, stages[stage], tid, vec, rg);
+  };
+  if (tid == 0)
+#pragma unroll 1
+    for (int s = 0; s < kStages; ++s) locate(blockIdx.x + std::uint32_t(s) * stride, s);
+  __syncthreads();
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) issue(blockIdx.x + std::uint32_t(s) * stride, s);
+  for (int s = 0; s < kStages - 1; ++s) issue(s);
   int stage = 0;
   for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += stride, stage = stage + 1 < kStages ? stage + 1 : 0) {
-    // 0. The copies of tile + (kStages − 1)·stride go to the stage this thread read last.
-    issue(tile + std::uint32_t(kStages - 1) * stride, stage > 0 ? stage - 1 : kStages - 1);
+    // 0. Tile + (kStages − 1)·stride goes to the stage read last (thread 0 located it in the
+    //    previous iteration, or before the loop).
+    issue(stage > 0 ? stage - 1 : kStages - 1);
     cp_async_wait<kStages - 1>();
-    const TilePos pos = tile_pos(table, tile, tile_rows, cols);
+    const TilePos pos = stage_pos[stage].pos;
     const std::int64_t base = pos.base, m_g = pos.m_g, r0 = pos.r0;
     const int tr = pos.tr, c0 = pos.c0, j = pos.j, nr = pos.nr, nc = pos.nc;
     if (!is_vector_tile(pos, cols, q)) fill_scalar_tile(q, cols, pos, stages[stage], vec, rg);
     const float si_v = tid < nr ? stages[stage].si[tid] : 0.0f;
     float* const csi_tile = csi + std::int64_t(tr) * cols + c0;
 
-    // 1. scales: scale_inv_t, the tile's S (published / ideal) and per row k = exp(S) − exp(si),
-    //    0 for rows past the tile (their codes are 0, and 0 maps to 0 under both rules).
+    // 1. scales: scale_inv_t and (published / ideal) the tile's S = the max of its scale_inv.
     if (tid < kBlock) {
       si_s[tid] = si_v;
       if (tid < nr) sit[col_blocks * base + j * m_g + (r0 - base) + tid] = si_v;
@@ -371,19 +387,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
       }
     }
     __syncthreads();
+    // stage_pos[stage] has been read by every thread: thread 0 locates the tile that will come
+    // into this stage (its copies are issued in kStages − 1 tiles' time, after a barrier).
+    if (tid == 0) locate(tile + std::uint32_t(kStages) * stride, stage);
+    float s_tile = 0.0f;
     if constexpr (V != Fp8FlowVariant::naive) {
-      const float s_tile = fmaxf(fmaxf(warp_max[0], warp_max[1]), fmaxf(warp_max[2], warp_max[3]));
+      s_tile = fmaxf(fmaxf(warp_max[0], warp_max[1]), fmaxf(warp_max[2], warp_max[3]));
       if (tid < nc) csi_tile[tid] = s_tile;
-      int k = 0;
-      if (tid < nr) {
-        k = fp8flow_scale_exponent(s_tile) - fp8flow_scale_exponent(si_v);
-        if (V == Fp8FlowVariant::ideal && __float_as_uint(si_v) == 0u) k = kMaxShift;
-        // k >= 0 for valid scale_inv (the precondition: S is their max); the clamp keeps the
-        // rules inside their domain whatever the input.
-        k = k < 0 ? 0 : k < kMaxShift ? k : kMaxShift;
-      }
-      if (tid < kBlock) k_s[tid] = k;
-      __syncthreads();
     }
 
     // 2. The element rule on the thread's codes, then the transpose into buf: column 16·vec + b
@@ -399,16 +409,23 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
       for (int b = 0; b < 16; ++b) col_words[b * (kBlock / 4)] = col[b];
     } else if (16 * (tid / 32) < nr) {
       std::uint32_t w[4][4];  // w[r][x]: row 4·rg + r, columns 16·vec + 4x .. + 3
-      const int4 k4 = *reinterpret_cast<const int4*>(&k_s[4 * rg]);
-      const int k[4] = {k4.x, k4.y, k4.z, k4.w};
+      const int exp_tile = fp8flow_scale_exponent(s_tile);
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const uint4 v = slot_row(stages[stage], 4 * rg + r, nr, vec);
-        const std::uint32_t add = published_add(k[r]);
-        w[r][0] = v.x, w[r][1] = v.y, w[r][2] = v.z, w[r][3] = v.w;
+        // k = exp(S) − exp(si), 0 past the tile (codes 0 map to 0 under both rules); k >= 0 for
+        // valid scale_inv (S is their max), and the clamp keeps the rules inside their domain
+        // whatever the input.
+        const int row = 4 * rg + r;
+        const float v = si_s[row];
+        int k = exp_tile - fp8flow_scale_exponent(v);
+        if (V == Fp8FlowVariant::ideal && __float_as_uint(v) == 0u) k = kMaxShift;
+        k = row >= nr || k < 0 ? 0 : k < kMaxShift ? k : kMaxShift;
+        const uint4 c = slot_row(stages[stage], row, nr, vec);
+        const std::uint32_t add = published_add(k);
+        w[r][0] = c.x, w[r][1] = c.y, w[r][2] = c.z, w[r][3] = c.w;
 #pragma unroll
         for (int x = 0; x < 4; ++x)
-          w[r][x] = V == Fp8FlowVariant::published ? published_word(w[r][x], add) : ideal_word(w[r][x], k[r]);
+          w[r][x] = V == Fp8FlowVariant::published ? published_word(w[r][x], add) : ideal_word(w[r][x], k);
       }
 #pragma unroll
       for (int b = 0; b < 16; ++b) {
@@ -470,7 +487,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
         }
       }
     }
-    __syncthreads();  // buf, si_s, k_s, warp_max and naive_s are rewritten for the next tile
+    __syncthreads();  // buf, si_s, warp_max and naive_s are rewritten for the next tile
   }
 }
 
