@@ -18,9 +18,10 @@
 //      rows are not 16-byte aligned or whose column block is partial fill the thread's slots by
 //      byte loads instead;
 //   1. scale_inv -> scale_inv_t; published / ideal: S = the max of the tile's scale_inv (all
-//      >= +0) -> col_scale_inv, per row k = exp(S) − exp(si) (ideal: a pad row si = +0 takes
-//      k = 31) through shared memory;
-//   2. the variant's element rule on the thread's 64 codes: published by byte arithmetic
+//      >= +0) -> col_scale_inv (one barrier); where the tile lies (tile_pos) is found once, by
+//      thread 0, a tile ahead of the tile's copies;
+//   2. the variant's element rule on the thread's 64 codes, with k = exp(S) − exp(si) of each
+//      of its rows (ideal: a pad row si = +0 takes k = 31): published by byte arithmetic
 //      (published_word, eight instructions per four codes); ideal by decode, exact shift and RNE
 //      re-encode with the packed cvt instructions (ideal_word); naive: dequantise (fl32(q·si),
 //      bf16 below 2^-126, as TE's dequantize()), column amax over the tile's rows (shuffles, then
