@@ -196,20 +196,28 @@ struct StagePos {
   bool valid;
 };
 
-// Step 0: the copies of tile `p` into `st`, one commit group (empty past the last tile, so that
-// every thread always has kStages − 1 groups behind the current one).
+// Step 0: the copies of the tile at `sp` into `st`, one commit group (empty past the last tile, so
+// that every thread always has kStages − 1 groups behind the current one). `sp` is taken by value:
+// read from shared memory once, not again after each copy (the copies clobber memory).
 __device__ inline void issue_tile(const std::uint8_t* q, const float* si, std::int64_t cols, std::int64_t col_blocks,
-                                  const TilePos& p, bool valid, Stage& st, int tid, int vec, int rg) {
-  if (valid) {
-    if (is_vector_tile(p, cols, q)) {
-      const std::uint8_t* q_tile = q + p.r0 * cols + p.c0;
+                                  const StagePos sp, Stage& st, int tid, int vec, int rg) {
+  if (sp.valid) {
+    const TilePos& p = sp.pos;
+    // Every address first, then the copies (after an asm with a memory clobber the compiler would
+    // reload and recompute them).
+    const std::uint8_t* src[4];
+    const std::uint8_t* const row0 = q + (p.r0 + 4 * rg) * cols + p.c0 + 16 * vec;
 #pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int row = 4 * rg + r;
-        if (row < p.nr) cp_async_16(&st.codes[row][16 * vec], q_tile + row * cols + 16 * vec);
-      }
+    for (int r = 0; r < 4; ++r) src[r] = row0 + r * cols;
+    const float* const si_src = si + (p.r0 + tid) * col_blocks + p.j;
+    const int rows = p.nr - 4 * rg;  // of this thread's four, inside the tile
+    std::uint8_t* const dst = &st.codes[4 * rg][16 * vec];
+    if (is_vector_tile(p, cols, q)) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        if (r < rows) cp_async_16(dst + r * kBlock, src[r]);
     }
-    if (tid < p.nr) cp_async_4(&st.si[tid], si + (p.r0 + tid) * col_blocks + p.j);
+    if (tid < p.nr) cp_async_4(&st.si[tid], si_src);
   }
   cp_async_commit();
 }
@@ -353,10 +361,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
     sp.valid = t < tiles;
     if (sp.valid) sp.pos = tile_pos(table, t, tile_rows, cols);
   };
-  auto issue = [&](int stage) {
-    const StagePos& sp = stage_pos[stage];
-    issue_tile(q, si, cols, col_blocks, sp.pos, sp.valid, stages[stage], tid, vec, rg);
-  };
+  auto issue = [&](int stage) { issue_tile(q, si, cols, col_blocks, stage_pos[stage], stages[stage], tid, vec, rg); };
   if (tid == 0)
 #pragma unroll 1
     for (int s = 0; s < kStages; ++s) locate(blockIdx.x + std::uint32_t(s) * stride, s);
