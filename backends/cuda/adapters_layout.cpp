@@ -995,11 +995,12 @@ Tensors fp8flow_inputs(std::int64_t groups, std::uint64_t seed) {
 
 // Every code in every row under every shift k = 0..31: q(r, c) = c % 256 and scale_inv
 // 2^-(r % 32), so that each tile's max is 2^0 (a row r % 32 == 0 lies in every run of 32 rows) and
-// row r has k = r % 32; pad rows (+0, r % 61 == 7) take k = 31. Groups of 200, 1 and 348 rows
-// (tiles from rows 0, 128, 200, 201, 329 and 457). cols 256: the 16-byte load path; cols 336
-// (rows not 16-byte aligned, a 80-column last block): the byte load path.
+// row r has k = r % 32; pad rows (+0, r % 61 == 7) take k = 31. Groups of 256, 200, 1 and 348
+// rows (tiles from rows 0 and 128: whole, with 16-byte aligned column runs; 256, 384, 456, 457,
+// 585 and 713: runs at every alignment). cols 256: the 16-byte load path; cols 336 (rows not
+// 16-byte aligned, a 80-column last block): the byte load path.
 Tensors fp8flow_every_code_inputs(std::int64_t cols) {
-  constexpr std::int64_t m = 549;
+  constexpr std::int64_t m = 805;
   const std::int64_t cb = (cols + 127) / 128;
   std::vector<std::uint8_t> q(static_cast<std::size_t>(m * cols));
   for (std::int64_t i = 0; i < m * cols; ++i) q[static_cast<std::size_t>(i)] = std::uint8_t(i % cols % 256);
@@ -1008,7 +1009,7 @@ Tensors fp8flow_every_code_inputs(std::int64_t cols) {
     si[static_cast<std::size_t>(i)] = (i / cb) % 61 == 7 ? 0.0f : std::ldexp(1.0f, -int((i / cb) % 32));
   return {{"q", golden::make_tensor("float8_e4m3fn", {m, cols}, q)},
           {"scale_inv", golden::make_tensor("float32", {m, cb}, si)},
-          {"offs", golden::make_tensor("int64", std::vector<std::int64_t>{200, 201, m})}};
+          {"offs", golden::make_tensor("int64", std::vector<std::int64_t>{256, 456, 457, m})}};
 }
 
 void transpose_cases(std::vector<LargeCase>& out) {
@@ -1018,7 +1019,7 @@ void transpose_cases(std::vector<LargeCase>& out) {
       out.push_back({kernel + "_16640x5120_g" + std::to_string(G),
                      [kernel, G] { return make_case(kernel, kernel, fp8flow_inputs(G, 51)); }});
     for (const std::int64_t cols : {256, 336})
-      out.push_back({kernel + "_every_code_and_shift_549x" + std::to_string(cols),
+      out.push_back({kernel + "_every_code_and_shift_805x" + std::to_string(cols),
                      [kernel, cols] { return make_case(kernel, kernel, fp8flow_every_code_inputs(cols)); }});
   }
 }
