@@ -153,6 +153,24 @@ inline std::vector<std::int64_t> group_ends(std::int64_t extent, std::int64_t G,
   return ends;
 }
 
+// G inclusive group ends over `total`, each a multiple of `align`: group g's size in proportion to a
+// random weight 1..1000 (the last end is (total / align) * align), group 1 empty for G >= 16.
+// The layout kernels' cases and benchmark (MoE token counts per expert).
+inline std::vector<std::int64_t> weighted_group_ends(std::int64_t total, std::int64_t groups, std::uint64_t seed,
+                                                     std::int64_t align = 1) {
+  std::vector<std::int64_t> w(static_cast<std::size_t>(groups));
+  std::int64_t sum = 0;
+  for (std::int64_t g = 0; g < groups; ++g) sum += w[static_cast<std::size_t>(g)] = 1 + golden::uniform_int(seed, std::uint64_t(g), 1000);
+  if (groups >= 16) sum -= w[1], w[1] = 0;
+  std::vector<std::int64_t> ends(static_cast<std::size_t>(groups));
+  std::int64_t cum = 0;
+  for (std::int64_t g = 0; g < groups; ++g) {
+    cum += w[static_cast<std::size_t>(g)];
+    ends[static_cast<std::size_t>(g)] = (total / align) * cum / sum * align;
+  }
+  return ends;
+}
+
 // One production-shape case: bf16 input `x` of `shape` (and `offs` when G > 0).
 inline golden::CaseSpec large_case(const std::string& name, std::string_view kernel, Shape shape, golden::Distribution dist,
                             std::int64_t G, std::int64_t grouped_extent) {

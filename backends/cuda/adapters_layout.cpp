@@ -23,6 +23,7 @@
 
 #include <cuda_runtime.h>  // cudaMalloc(T**, size_t), which device_buffer.hpp calls
 
+#include "adapter_util.hpp"
 #include "cuda_adapters.hpp"
 #include "device_buffer.hpp"
 #include "octet/golden/inputs.hpp"
@@ -39,6 +40,7 @@
 
 namespace octet::cuda {
 
+using adapter_util::weighted_group_ends;
 using golden::KernelCall;
 using golden::KernelInputError;
 using golden::Tensor;
@@ -75,20 +77,9 @@ std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t>& sha
 
 std::int64_t element_size(const std::string& dtype) { return std::int64_t(golden::lookup_dtype(dtype)->element_size); }
 
+using golden::combine_spec;
 using golden::IntMatrix;
 using golden::int_matrix;
-
-CombineSpec combine_spec(const KernelCall& call) {
-  CombineSpec spec;
-  const std::string order = call.string_param("combine_order", "slot_ascending");
-  if (order == "row_descending") spec.order = CombineOrder::row_descending;
-  else if (order != "slot_ascending")
-    throw KernelInputError("kernel " + call.kernel + ": combine_order '" + order + "' is not slot_ascending or row_descending");
-  const std::int64_t fma = call.int_param("fma", 0);
-  if (fma != 0 && fma != 1) throw KernelInputError("kernel " + call.kernel + ": fma must be 0 or 1, got " + std::to_string(fma));
-  spec.fused_multiply_add = fma == 1;
-  return spec;
-}
 
 // ================================================================================================
 // MX scale swizzles (golden/src/adapters/mx.cpp)
@@ -758,22 +749,6 @@ std::vector<std::uint8_t> random_bytes(std::int64_t n, std::uint64_t seed, std::
   return v;
 }
 
-// G inclusive group ends over `total` (a multiple of `align`), sizes multiples of `align` drawn
-// with random weights; group 1 is empty when G >= 16 (empty groups are legal and easy to miss).
-std::vector<std::int64_t> group_ends(std::int64_t total, std::int64_t groups, std::uint64_t seed, std::int64_t align = 1) {
-  std::vector<std::int64_t> w(static_cast<std::size_t>(groups));
-  std::int64_t sum = 0;
-  for (std::int64_t g = 0; g < groups; ++g) sum += w[static_cast<std::size_t>(g)] = 1 + golden::uniform_int(seed, std::uint64_t(g), 1000);
-  if (groups >= 16) sum -= w[1], w[1] = 0;
-  std::vector<std::int64_t> ends(static_cast<std::size_t>(groups));
-  std::int64_t cum = 0;
-  for (std::int64_t g = 0; g < groups; ++g) {
-    cum += w[static_cast<std::size_t>(g)];
-    ends[static_cast<std::size_t>(g)] = (total / align) * cum / sum * align;
-  }
-  return ends;
-}
-
 Tensor e8m0_tensor(std::vector<std::int64_t> shape, std::uint64_t seed) {
   std::int64_t n = 1;
   for (const std::int64_t d : shape) n *= d;
@@ -812,14 +787,14 @@ void swizzle_cases(std::vector<LargeCase>& out) {
     out.push_back({"to_blocked_m_groups_" + shape + "_g" + std::to_string(G), [G] {
                      return make_case("to_blocked_m_groups", "to_blocked_m_groups",
                                       {{"scale", e8m0_tensor({kTokens, kScaleCols}, 13)},
-                                       {"offs", golden::make_tensor("int64", group_ends(kTokens, G, 14))}});
+                                       {"offs", golden::make_tensor("int64", weighted_group_ends(kTokens, G, 14))}});
                    }});
     out.push_back({"to_blocked_k_groups_" + std::to_string(kHidden) + "x" + std::to_string(kTokens / 32) + "_g" +
                        std::to_string(G),
                    [G] {
                      return make_case("to_blocked_k_groups", "to_blocked_k_groups",
                                       {{"scale", e8m0_tensor({kHidden, kTokens / 32}, 15)},
-                                       {"offs", golden::make_tensor("int64", group_ends(kTokens, G, 16, 32))}});
+                                       {"offs", golden::make_tensor("int64", weighted_group_ends(kTokens, G, 16, 32))}});
                    }});
   }
   // expert weights: E=8 (5120, 8192) and E=64 (2048, 1408), 1x32 scales along the second dimension
@@ -883,12 +858,12 @@ void token_cases(std::vector<LargeCase>& out) {
                      golden::CaseSpec c = make_case(
                          "pad", "pad_token_groups",
                          {{"x", bf16_rows(kTokens, kHidden, Distribution::normal, 21)},
-                          {"offs", golden::make_tensor("int64", group_ends(kTokens, G, 22))}});
+                          {"offs", golden::make_tensor("int64", weighted_group_ends(kTokens, G, 22))}});
                      c.call.attrs.ints["alignment"] = 32;
                      return c;
                    }});
     out.push_back({"unpad_token_groups_16640x5120_bf16" + g, [G] {
-                     const std::vector<std::int64_t> ends = group_ends(kTokens, G, 23);
+                     const std::vector<std::int64_t> ends = weighted_group_ends(kTokens, G, 23);
                      const std::int64_t rows = padded_token_rows(kTokens, G, 32);
                      golden::CaseSpec c = make_case(
                          "unpad", "unpad_token_groups",
@@ -904,14 +879,14 @@ void token_cases(std::vector<LargeCase>& out) {
                        "pad_fp8", "pad_token_groups",
                        {{"x", golden::make_tensor("float8_e4m3fn", {kTokens, kHidden}, random_bytes(kTokens * kHidden, 25))},
                         {"x_scale", e8m0_tensor({kTokens, kScaleCols}, 26)},
-                        {"offs", golden::make_tensor("int64", group_ends(kTokens, 64, 27))}});
+                        {"offs", golden::make_tensor("int64", weighted_group_ends(kTokens, 64, 27))}});
                    c.call.attrs.ints["alignment"] = 128;
                    return c;
                  }});
   for (const std::int64_t E : {std::int64_t(1), std::int64_t(16)}) {
     out.push_back({"permute_and_pad_16640x5120_bf16_r8_e" + std::to_string(E), [E] {
                      const std::int64_t R = 8;
-                     const std::vector<std::int64_t> ends = group_ends(kTokens - 100, R * E, 28);
+                     const std::vector<std::int64_t> ends = weighted_group_ends(kTokens - 100, R * E, 28);
                      std::vector<std::int64_t> counts(ends.size());
                      for (std::size_t i = 0; i < ends.size(); ++i) counts[i] = ends[i] - (i ? ends[i - 1] : 0);
                      golden::CaseSpec c = make_case("permute_and_pad", "permute_and_pad",
@@ -990,7 +965,7 @@ Tensors fp8flow_inputs(std::int64_t groups, std::uint64_t seed) {
   }
   return {{"q", golden::make_tensor("float8_e4m3fn", {kTokens, kHidden}, random_bytes(kTokens * kHidden, seed))},
           {"scale_inv", golden::make_tensor("float32", {kTokens, cb}, si)},
-          {"offs", golden::make_tensor("int64", group_ends(kTokens, groups, seed + 2))}};
+          {"offs", golden::make_tensor("int64", weighted_group_ends(kTokens, groups, seed + 2))}};
 }
 
 // Every code in every row under every shift k = 0..31: q(r, c) = c % 256 and scale_inv
@@ -1055,7 +1030,7 @@ void fused_cases(std::vector<LargeCase>& out) {
 // 8 ranks, 16640 rows of 5120 bf16 split by a random (8, 8) matrix.
 Tensors a2a_inputs(std::uint64_t seed) {
   const std::int64_t R = 8;
-  const std::vector<std::int64_t> ends = group_ends(kTokens, R * R, seed);
+  const std::vector<std::int64_t> ends = weighted_group_ends(kTokens, R * R, seed);
   std::vector<std::int64_t> splits(static_cast<std::size_t>(R * R));
   for (std::int64_t i = 0; i < R * R; ++i)
     splits[static_cast<std::size_t>(i)] = ends[static_cast<std::size_t>(i)] - (i ? ends[static_cast<std::size_t>(i - 1)] : 0);

@@ -25,6 +25,7 @@
 
 #include <cuda_runtime.h>
 
+#include "adapter_util.hpp"
 #include "bench_harness.hpp"
 #include "cuda_adapters.hpp"
 #include "device_buffer.hpp"
@@ -46,6 +47,7 @@ namespace {
 namespace golden = octet::golden;
 namespace bench = octet::cuda::bench;
 using octet::cuda::DeviceBuffer;
+using octet::cuda::adapter_util::weighted_group_ends;
 using i64 = std::int64_t;
 
 constexpr i64 kTokens = 16640, kHidden = 5120, kScaleCols = kHidden / 32;
@@ -60,17 +62,6 @@ std::vector<std::uint8_t> random_bytes(i64 n, std::uint64_t seed) {
   return v;
 }
 
-// G inclusive group ends over `total` (multiples of `align`), random sizes, group 1 empty for G >= 16.
-std::vector<i64> group_ends(i64 total, i64 G, std::uint64_t seed, i64 align = 1) {
-  std::vector<i64> w(static_cast<std::size_t>(G));
-  i64 sum = 0;
-  for (i64 g = 0; g < G; ++g) sum += w[std::size_t(g)] = 1 + golden::uniform_int(seed, std::uint64_t(g), 1000);
-  if (G >= 16) sum -= w[1], w[1] = 0;
-  std::vector<i64> ends(static_cast<std::size_t>(G));
-  i64 cum = 0;
-  for (i64 g = 0; g < G; ++g) ends[std::size_t(g)] = (total / align) * (cum += w[std::size_t(g)]) / sum * align;
-  return ends;
-}
 
 std::vector<std::uint16_t> bf16_values(i64 n, std::uint64_t seed) {
   golden::InputSpec spec;
@@ -133,9 +124,9 @@ bool validate_all() {
     c.attrs.ints["rows"] = T, c.attrs.ints["cols"] = S - 1;
     ok &= validate(c, "from_blocked 1000x35");
   }
-  ok &= validate(call_of("to_blocked_m_groups", {{"scale", e8m0({T, S}, 3)}, {"offs", golden::make_tensor("int64", group_ends(T - 10, 16, 4))}}),
+  ok &= validate(call_of("to_blocked_m_groups", {{"scale", e8m0({T, S}, 3)}, {"offs", golden::make_tensor("int64", weighted_group_ends(T - 10, 16, 4))}}),
                  "to_blocked_m_groups 1000x36 G16");
-  ok &= validate(call_of("to_blocked_k_groups", {{"scale", e8m0({300, 64}, 5)}, {"offs", golden::make_tensor("int64", group_ends(64 * 32, 16, 6, 32))}}),
+  ok &= validate(call_of("to_blocked_k_groups", {{"scale", e8m0({300, 64}, 5)}, {"offs", golden::make_tensor("int64", weighted_group_ends(64 * 32, 16, 6, 32))}}),
                  "to_blocked_k_groups 300x64 G16");
   ok &= validate(call_of("to_blocked_per_group_3d", {{"scale", e8m0({3, 130, 9}, 7)}}), "to_blocked_per_group_3d 3x130x9");
   // 16-byte rows: the window kernels' vector loads and stores (the shapes above take their byte paths)
@@ -148,10 +139,10 @@ bool validate_all() {
   ok &= validate(call_of("to_blocked_per_group_3d", {{"scale", e8m0({4, 300, 64}, 22)}}), "to_blocked_per_group_3d 4x300x64");
   const golden::Tensor x = golden::make_tensor("bfloat16", {T, D}, bf16_values(T * D, 8));
   {
-    golden::KernelCall c = call_of("pad_token_groups", {{"x", x}, {"x_scale", e8m0({T, 16}, 9)}, {"offs", golden::make_tensor("int64", group_ends(T - 3, 16, 10))}});
+    golden::KernelCall c = call_of("pad_token_groups", {{"x", x}, {"x_scale", e8m0({T, 16}, 9)}, {"offs", golden::make_tensor("int64", weighted_group_ends(T - 3, 16, 10))}});
     ok &= validate(c, "pad_token_groups 1000x512 G16");
     // unpad of a padded buffer: group g at padded_starts[g] (alignment 32), num_tokens past the groups
-    const std::vector<i64> ends = group_ends(T - 3, 16, 10);
+    const std::vector<i64> ends = weighted_group_ends(T - 3, 16, 10);
     std::vector<i64> starts;
     i64 at = 0;
     for (std::size_t g = 0; g < ends.size(); ++g) {
@@ -213,7 +204,7 @@ bool validate_all() {
       ok &= validate(call_of(std::string("fp8flow_transpose_") + v,
                              {{"q", golden::make_tensor("float8_e4m3fn", {m, cols}, random_bytes(m * cols, 14))},
                               {"scale_inv", golden::make_tensor("float32", {m, 3}, si)},
-                              {"offs", golden::make_tensor("int64", group_ends(m, 16, 15))}}),
+                              {"offs", golden::make_tensor("int64", weighted_group_ends(m, 16, 15))}}),
                      std::string("fp8flow_transpose_") + v + " 700x384 G16");
   }
   {
@@ -226,7 +217,7 @@ bool validate_all() {
     for (const char* v : {"published", "ideal", "naive"})
       ok &= validate(call_of(std::string("fp8flow_transpose_") + v,
                              {{"q", q}, {"scale_inv", golden::make_tensor("float32", {m, cb}, si)},
-                              {"offs", golden::make_tensor("int64", group_ends(m, 64, 25))}}),
+                              {"offs", golden::make_tensor("int64", weighted_group_ends(m, 64, 25))}}),
                      std::string("fp8flow_transpose_") + v + " 4000x2624 G64");
   }
   {
@@ -310,7 +301,7 @@ void bench_swizzles(Bench& b) {
   b.small_row("from_blocked", shape, 1, double(in_bytes + hp * wp),
         [&] { octet::cuda::from_blocked(pick(), kTokens, kScaleCols, out.get()); });
   for (const i64 G : kGroupCounts) {
-    const DeviceBuffer<i64> offs(group_ends(kTokens, G, 200));
+    const DeviceBuffer<i64> offs(weighted_group_ends(kTokens, G, 200));
     DeviceBuffer<i64> starts(static_cast<std::size_t>(G + 1));
     b.small_row("to_blocked_m_groups", shape, G, double(in_bytes + (kTokens + 128 * G) * wp + 16 * G), [&] {
       octet::cuda::to_blocked_m_groups({pick(), kTokens, kScaleCols, kScaleCols}, offs.get(), G, out.get(), starts.get());
@@ -319,7 +310,7 @@ void bench_swizzles(Bench& b) {
   // K-groups: scales (5120, 16640/32) with the token groups along the columns
   const i64 kn = kHidden, kmb = kTokens / 32;
   for (const i64 G : kGroupCounts) {
-    std::vector<i64> ends = group_ends(kTokens, G, 300, 32);
+    std::vector<i64> ends = weighted_group_ends(kTokens, G, 300, 32);
     for (i64& e : ends) e /= 32;
     const DeviceBuffer<i64> offs(ends);
     DeviceBuffer<i64> starts(static_cast<std::size_t>(G + 1));
@@ -343,7 +334,7 @@ void bench_tokens(Bench& b) {
   const std::string shape = "16640x5120 bf16";
   DeviceBuffer<std::uint8_t> y(static_cast<std::size_t>(octet::cuda::padded_token_rows(kTokens, 128, 128) * row_bytes));
   for (const i64 G : kGroupCounts) {
-    const std::vector<i64> ends = group_ends(kTokens, G, 600);
+    const std::vector<i64> ends = weighted_group_ends(kTokens, G, 600);
     const DeviceBuffer<i64> offs(ends);
     DeviceBuffer<i64> starts(static_cast<std::size_t>(G + 1));
     const i64 out_rows = octet::cuda::padded_token_rows(kTokens, G, 32);
@@ -360,7 +351,7 @@ void bench_tokens(Bench& b) {
   // torchao EP permute_and_pad: 8 ranks x E local experts, counts summing to the tokens
   for (const i64 E : kGroupCounts) {
     const i64 R = 8;
-    const std::vector<i64> ends = group_ends(kTokens, R * E, 650);
+    const std::vector<i64> ends = weighted_group_ends(kTokens, R * E, 650);
     std::vector<i64> counts(ends.size());
     for (std::size_t i = 0; i < ends.size(); ++i) counts[i] = ends[i] - (i ? ends[i - 1] : 0);
     const DeviceBuffer<i64> d_counts(counts);
@@ -424,7 +415,7 @@ void bench_transposes(Bench& b) {
   for (const auto v : {octet::Fp8FlowVariant::published, octet::Fp8FlowVariant::ideal, octet::Fp8FlowVariant::naive})
     for (const i64 G : kGroupCounts) {
       std::vector<std::int32_t> offs;
-      for (const i64 e : group_ends(kTokens, G, 802)) offs.push_back(std::int32_t(e));
+      for (const i64 e : weighted_group_ends(kTokens, G, 802)) offs.push_back(std::int32_t(e));
       const octet::Fp8FlowLayout L = octet::fp8flow_layout(offs, kTokens, kHidden);
       const double bytes = double(2 * L.qt_size() + 8 * L.sit_size() + 4 * L.csi_size());
       b.row("fp8flow_transpose_" + std::string(octet::name(v)), "16640x5120 e4m3", G, bytes,
@@ -458,7 +449,7 @@ void bench_a2a(Bench& b) {
   // 8 ranks exchanging 16640 rows of 5120 bf16 (one random split matrix)
   const i64 R = 8;
   std::vector<i64> splits(static_cast<std::size_t>(R * R));
-  const std::vector<i64> ends = group_ends(kTokens, R * R, 1000);
+  const std::vector<i64> ends = weighted_group_ends(kTokens, R * R, 1000);
   for (i64 i = 0; i < R * R; ++i) splits[std::size_t(i)] = ends[std::size_t(i)] - (i ? ends[std::size_t(i - 1)] : 0);
   const octet::A2aPlan plan(splits, R);
   const DeviceBuffer<i64> gather(plan.gather()), reverse(plan.reversed().gather());
