@@ -84,17 +84,6 @@ __device__ __noinline__ Chunk dequantize_exact(FormatId element, float decode_mu
   return out;
 }
 
-// The values of two codes (the low byte first) through the hardware cvt to f16x2, exact.
-template <ElementCast kCast>
-__device__ __forceinline__ float2 code_pair_values(std::uint32_t pair) {
-  std::uint32_t h2;
-  if constexpr (kCast == ElementCast::cvt_e4m3)
-    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(std::uint16_t(pair)));
-  else
-    asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(std::uint16_t(pair)));
-  return __half22float2(*reinterpret_cast<const __half2*>(&h2));
-}
-
 // The same dequantisation for e4m3fn / e5m2 codes without binary64 arithmetic. a = the code's
 // value (exact: at most 4 significant bits), P = a·decode is exact in binary64 (<= 4 + 24 bits)
 // and the emulator rounds it once.
@@ -113,7 +102,7 @@ __device__ __forceinline__ bool dequantize_cvt(float decode_multiplier, uint2 co
   bool fast = fabsf(decode_multiplier) <= 0x1.fffffep127f;
 #pragma unroll
   for (int e = 0; e < kChunk; e += 2) {
-    const float2 a = code_pair_values<kCast>(words[e / 4] >> (8 * (e % 4)));
+    const float2 a = rowwise::decode_pair<kCast>(std::uint16_t(words[e / 4] >> (8 * (e % 4))));
     const float av[2] = {a.x, a.y};
     float rounded[2];
 #pragma unroll
@@ -139,7 +128,7 @@ __device__ __forceinline__ bool dequantize_cvt(float decode_multiplier, uint2 co
   const std::uint32_t words[2] = {codes.x, codes.y};
 #pragma unroll
   for (int e = 0; e < kChunk; e += 2) {
-    const float2 a = code_pair_values<kCast>(words[e / 4] >> (8 * (e % 4)));
+    const float2 a = rowwise::decode_pair<kCast>(std::uint16_t(words[e / 4] >> (8 * (e % 4))));
     const float v0 = __fmul_rn(a.x, decode_multiplier), v1 = __fmul_rn(a.y, decode_multiplier);
     out.v[e] = v0 != v0 ? 0x7FC00000u : __float_as_uint(v0);
     out.v[e + 1] = v1 != v1 ? 0x7FC00000u : __float_as_uint(v1);

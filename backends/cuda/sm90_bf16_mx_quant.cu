@@ -50,6 +50,7 @@
 #include "sm90_layout_device.hpp"
 #include "sm90_quant_column_stream.cuh"
 #include "sm90_quant_row_stream.cuh"
+#include "sm90_rowwise_blocks_device.hpp"
 
 namespace octet::cuda {
 namespace {
@@ -261,17 +262,8 @@ enum class CodeDecode : int { Table, CvtE4m3, CvtE5m2 };
 // The values of codes 2k and 2k + 1 of a word (k = 0, 1).
 template <CodeDecode D>
 __device__ __forceinline__ float2 cvt_code_pair(std::uint32_t word, int k) {
-  const std::uint16_t pair = std::uint16_t(word >> (16 * k));
-  std::uint32_t h2 = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-  if constexpr (D == CodeDecode::CvtE4m3) asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(pair));
-  else asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(pair));
-#else
-  __trap();  // the host takes the table below sm_89
-#endif
-  __half2 h;
-  memcpy(&h, &h2, 4);
-  return __half22float2(h);
+  constexpr rowwise::ElementCast kCast = D == CodeDecode::CvtE4m3 ? rowwise::ElementCast::cvt_e4m3 : rowwise::ElementCast::cvt_e5m2;
+  return rowwise::decode_pair<kCast>(std::uint16_t(word >> (16 * k)));
 }
 
 // q (n codes, n % 32 == 0), scales (n/32 e8m0 bytes): y[i] from q[i] and scales[i / 32]. vec:

@@ -85,14 +85,12 @@ __device__ inline float dequantize_to_bf16(float q, float si) {
   return subnormal_to_bf16(x);
 }
 
-// Two e4m3fn codes (low byte first) as floats, by the packed cvt.rn.f16x2.e4m3x2: exact, since
-// every e4m3fn value is an f16 value. A NaN code gives a NaN (of any payload), which every use
-// below multiplies (mul.rn.f32 returns the canonical NaN, as for scale_core::e4m3fn_value's NaN).
+// Two e4m3fn codes (low byte first) as floats (rowwise::decode_pair: exact). A NaN code gives a NaN
+// of some payload, which every use below multiplies (mul.rn.f32 returns the canonical NaN, as for
+// scale_core::e4m3fn_value's NaN).
 __device__ inline void decode_pair(std::uint16_t pair, float& lo, float& hi) {
-  std::uint32_t h2;
-  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(pair));
-  lo = __half2float(__ushort_as_half(std::uint16_t(h2 & 0xFFFFu)));
-  hi = __half2float(__ushort_as_half(std::uint16_t(h2 >> 16)));
+  const float2 v = rowwise::decode_pair<rowwise::ElementCast::cvt_e4m3>(pair);
+  lo = v.x, hi = v.y;
 }
 
 // The published rule for four codes of one row, with that row's shift k >= 0 given as

@@ -9,6 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+
+#include <cuda_fp16.h>
 
 #include "cuda_cast.hpp"
 #include "octet/scale.hpp"
@@ -28,6 +31,24 @@ __device__ inline std::uint16_t cvt_pair(float hi, float lo) {
   if constexpr (kCast == ElementCast::cvt_e4m3) asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(d) : "f"(hi), "f"(lo));
   else asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(d) : "f"(hi), "f"(lo));
   return d;
+}
+
+// The values of two e4m3fn (cvt_e4m3) or e5m2 (cvt_e5m2) codes, the low byte first, by the packed
+// cvt.rn.f16x2.{e4m3x2,e5m2x2} (PTX ISA 7.8, sm_89): exact, every finite e4m3fn / e5m2 value is
+// an f16 value; NaN codes give a NaN, e5m2's Inf codes Inf.
+template <ElementCast kCast>
+__device__ __forceinline__ float2 decode_pair(std::uint16_t pair) {
+  static_assert(kCast != ElementCast::generic, "decode_pair: e4m3fn or e5m2 codes only");
+  std::uint32_t h2 = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  if constexpr (kCast == ElementCast::cvt_e4m3) asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(pair));
+  else asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(pair));
+#else
+  __trap();  // the launchers take this path on sm_89 and later only
+#endif
+  __half2 h;
+  std::memcpy(&h, &h2, 4);
+  return __half22float2(h);
 }
 
 // The cast a recipe's elements can take (host).
