@@ -316,7 +316,7 @@ __device__ inline void naive_requantize(const RecipeCore& rec, const Stage& st, 
         BlockScale s;
         s.encode = sh.encode[16 * vec + 4 * x + b];
         const std::uint16_t pair =
-            rowwise::code_pair<kCast, true>(rec, s, dequantize_to_bf16(va[b], si_a), dequantize_to_bf16(vb[b], si_b));
+            rowwise::code_pair<kCast>(rec, s, dequantize_to_bf16(va[b], si_a), dequantize_to_bf16(vb[b], si_b));
         col[4 * x + b] |= std::uint32_t(pair) << (8 * r);
       }
     }

@@ -59,27 +59,23 @@ inline ElementCast element_cast_of(const Recipe& r) {
 }
 
 // The element code of a NaN value under the recipe's CastSpec (octet::encode_bits), out of line:
-// for kernels that inline many element casts, where dozens of inlined copies of the generic
+// code_pair's callers inline many element casts, and dozens of inlined copies of the generic
 // encoder would not fit the instruction cache.
 __device__ __noinline__ inline std::uint32_t nan_element_code(const RecipeCore& rec, float nan) {
   return encode_bits<Fp32Source>(format_of(rec.element), rec.cast, scale_core::bits(nan));
 }
 
 // The codes of two elements under `s` (scale_core::quantize_element: scaled_element, then the
-// cast), low byte `lo`'s. kNanOutOfLine: a NaN's code through nan_element_code.
-template <ElementCast kCast = ElementCast::generic, bool kNanOutOfLine = false>
+// cast), low byte `lo`'s; a NaN's code through nan_element_code.
+template <ElementCast kCast = ElementCast::generic>
 __device__ inline std::uint16_t code_pair(const RecipeCore& rec, const BlockScale& s, float lo, float hi) {
   if constexpr (kCast == ElementCast::generic) {
     return std::uint16_t(scale_core::quantize_element(rec, s, lo) | scale_core::quantize_element(rec, s, hi) << 8);
   } else {
     const float a = scale_core::scaled_element(rec, s, lo), b = scale_core::scaled_element(rec, s, hi);
     std::uint16_t pair = cvt_pair<kCast>(b, a);
-    auto nan_code = [&](float v) -> std::uint32_t {
-      if constexpr (kNanOutOfLine) return nan_element_code(rec, v);
-      else return encode_bits<Fp32Source>(format_of(rec.element), rec.cast, scale_core::bits(v));
-    };
-    if (scale_core::is_nan(a)) pair = (pair & 0xFF00u) | std::uint16_t(nan_code(a));
-    if (scale_core::is_nan(b)) pair = (pair & 0x00FFu) | std::uint16_t(nan_code(b) << 8);
+    if (scale_core::is_nan(a)) pair = (pair & 0xFF00u) | std::uint16_t(nan_element_code(rec, a));
+    if (scale_core::is_nan(b)) pair = (pair & 0x00FFu) | std::uint16_t(nan_element_code(rec, b) << 8);
     return pair;
   }
 }
