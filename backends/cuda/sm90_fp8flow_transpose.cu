@@ -26,8 +26,10 @@
 //      re-encode with the packed cvt instructions (ideal_word); naive: dequantise (fl32(q·si),
 //      bf16 below 2^-126, as TE's dequantize()), column amax over the tile's rows (shuffles, then
 //      shared memory across warps), te_blockwise scale per column (scale_core.hpp: the emulator's
-//      own arithmetic) -> col_scale_inv, dequantise again and cast (the packed PTX cvt where
-//      element_cast_of proves it equal); then 16 column words of 4 rows (byte_perm) to a
+//      own arithmetic, its rules as compile-time constants: TeBlockwiseCore) -> col_scale_inv,
+//      dequantise again and cast (the packed PTX cvt where element_cast_of proves it equal); a
+//      thread whose rows have no tiny scale_inv does all of it in plain fp32 (kNaivePlainPath);
+//      then 16 column words of 4 rows (byte_perm) to a
 //      [column][row] shared buffer whose 16-byte groups are XOR-swizzled (buf_group:
 //      conflict-free word stores here, 16-byte loads below);
 //   3. each output column run (m_g-long in qt) is cut at 16-byte-aligned addresses; 8 lanes per
@@ -37,16 +39,19 @@
 // Edge tiles (last rows of a group, last column block) are masked as in the peer.
 // Bytes moved: m·cols codes read and written, m·cb scale_inv read and written (scale_inv_t),
 // Σ ceil(m_g/128)·cols fp32 written (col_scale_inv).
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <cuda_fp16.h>
 
 #include "octet/scale.hpp"
 #include "octet/scale_core.hpp"
 #include "sm90_cp_async.cuh"
+#include "sm90_fixed_core.hpp"
 #include "sm90_fp8flow_transpose.hpp"
 #include "sm90_layout_device.hpp"
 #include "sm90_rowwise_blocks_device.hpp"
@@ -242,43 +247,108 @@ __device__ inline uint4 slot_row(const Stage& st, int row, int nr, int vec) {
 // Shared memory of the naive variant's column scales.
 struct NaiveShared {
   float amax[kThreads / 32][kBlock];  // per warp and column: the amax of the warp's 16 rows
-  float encode[kBlock];               // per column: BlockScale::encode
+  alignas(16) float encode[kBlock];   // per column: BlockScale::encode (read as float4 too)
 };
+
+// The naive variant's common case in plain fp32 arithmetic (plain_rows): no row of the thread has
+// a scale_inv si with 0 < |si| < 2^-117. Then, under te_blockwise's rules (TeBlockwiseCore) with a
+// finite value_for_inf and the hardware's NaN code as the recipe's (the launcher checks both):
+//   - dequantize_to_bf16(q, si) = fl32(q·si): |q·si| >= 2^-9·2^-117 = 2^-126 wherever q and si are
+//     not 0, so no product is an fp32 subnormal;
+//   - amax_update (AmaxNan::Drop) from amax_init's +0 is fmaxf of the magnitudes: both drop a NaN,
+//     and the amax itself is never NaN;
+//   - the column's encode is finite and > 0 (te_scale: 1, fl32(448 / amax) or value_for_inf, then
+//     the mantissa mask) and no clamp applies, so scaled_element is fl32(x·encode), NaN only where
+//     x is; cvt.rn.satfinite.e4m3x2.f32 gives 0x7F for every NaN (GpuCast.HardwareNan) and the
+//     emulator's code for every other value (element_cast_of).
+// A thread with a tiny scale_inv takes the general path (the same barriers, other arithmetic).
+template <class Core>
+inline constexpr bool kNaivePlainPath = std::is_same_v<Core, TeBlockwiseCore>;
+static_assert(TeBlockwiseCore::amax_nan == AmaxNan::Drop && TeBlockwiseCore::amax_floor != AmaxFloor::InitFp32 &&
+                  TeBlockwiseCore::formula == ScaleFormula::DivFp32Te && TeBlockwiseCore::clamp == ClampBeforeCast::None,
+              "the plain path's argument above");
+inline constexpr std::uint32_t kCvtNanCode = 0x7F;  // cvt.rn.satfinite.e4m3x2.f32's code for any NaN
+
+// Two partial column amaxes of the naive variant, combined. Under TeBlockwiseCore both are >= +0
+// and never NaN (amax_update with AmaxNan::Drop from +0 drops every NaN), where amax_update is
+// fmaxf.
+template <class Core>
+__device__ inline float combine_amax(const Core& rec, float a, float b) {
+  if constexpr (kNaivePlainPath<Core>) return fmaxf(a, b);
+  else return scale_core::amax_update(rec, a, b);
+}
+
+__device__ inline bool plain_rows(const float (&si)[4]) {
+  bool plain = true;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const float m = fabsf(si[r]);
+    plain = plain && !(m > 0.0f && m < 0x1p-117f);
+  }
+  return plain;
+}
 
 // Step 2 of the naive variant: te_blockwise over the dequantised values of each column. Reads the
 // thread's slots of the stage; returns its 16 column words (column 16·vec + i, rows 4·rg .. 4·rg
-// + 3) already transposed. All threads of the block take part (two barriers). The row loops stay
-// rolled: unrolled, the 64 inlined copies of the amax and cast arithmetic overflow the
-// instruction cache.
-template <rowwise::ElementCast kCast>
-__device__ inline void naive_requantize(const RecipeCore& rec, const Stage& st, const float* si_s, int nr, int nc,
+// + 3) already transposed. All threads of the block take part (two barriers). The general path's
+// row loops stay rolled: unrolled, the 64 inlined copies of its amax and cast arithmetic overflow
+// the instruction cache.
+template <rowwise::ElementCast kCast, class Core>
+__device__ inline void naive_requantize(const Core& rec, const Stage& st, const float* si_s, int nr, int nc,
                                         int vec, int rg, NaiveShared& sh, float* csi_tile, std::uint32_t col[16]) {
+  // The thread's rows (0 past nr, their scale_inv 0 as well: si_s holds 0 there).
+  std::uint32_t w[4][4];
+  float si_r[4];
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const uint4 v4 = slot_row(st, 4 * rg + r, nr, vec);
+    w[r][0] = v4.x, w[r][1] = v4.y, w[r][2] = v4.z, w[r][3] = v4.w;
+    si_r[r] = si_s[4 * rg + r];
+  }
+  bool plain = false;
+  if constexpr (kNaivePlainPath<Core>) plain = plain_rows(si_r);
+
   // Per column of this thread (i = 4x + b): the amax of its rows inside the tile.
   float amax[16];
 #pragma unroll
   for (int i = 0; i < 16; ++i) amax[i] = scale_core::amax_init(rec);
+  if (plain) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+#pragma unroll
+      for (int x = 0; x < 4; ++x)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          float lo, hi;
+          decode_pair(std::uint16_t(w[r][x] >> (16 * half)), lo, hi);
+          const int i = 4 * x + 2 * half;
+          amax[i] = fmaxf(amax[i], fabsf(__fmul_rn(lo, si_r[r])));
+          amax[i + 1] = fmaxf(amax[i + 1], fabsf(__fmul_rn(hi, si_r[r])));
+        }
+  } else {
 #pragma unroll 1
-  for (int row = 4 * rg; row < 4 * rg + 4 && row < nr; ++row) {
-    const uint4 v4 = slot_row(st, row, nr, vec);
-    const std::uint32_t words[4] = {v4.x, v4.y, v4.z, v4.w};
-    const float si_row = si_s[row];
+    for (int row = 4 * rg; row < 4 * rg + 4 && row < nr; ++row) {
+      const uint4 v4 = slot_row(st, row, nr, vec);
+      const std::uint32_t words[4] = {v4.x, v4.y, v4.z, v4.w};
+      const float si_row = si_s[row];
 #pragma unroll
-    for (int x = 0; x < 4; ++x)
+      for (int x = 0; x < 4; ++x)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        float lo, hi;
-        decode_pair(std::uint16_t(words[x] >> (16 * half)), lo, hi);
-        const int i = 4 * x + 2 * half;
-        amax[i] = scale_core::amax_update(rec, amax[i], dequantize_to_bf16(lo, si_row));
-        amax[i + 1] = scale_core::amax_update(rec, amax[i + 1], dequantize_to_bf16(hi, si_row));
-      }
+        for (int half = 0; half < 2; ++half) {
+          float lo, hi;
+          decode_pair(std::uint16_t(words[x] >> (16 * half)), lo, hi);
+          const int i = 4 * x + 2 * half;
+          amax[i] = scale_core::amax_update(rec, amax[i], dequantize_to_bf16(lo, si_row));
+          amax[i + 1] = scale_core::amax_update(rec, amax[i + 1], dequantize_to_bf16(hi, si_row));
+        }
+    }
   }
   // amax_update is a max under the recipe's NaN rule: partial amaxes combine in any order. The
   // four row groups of a warp (lanes 8 apart), then the eight warps.
 #pragma unroll
   for (int i = 0; i < 16; ++i) {
-    amax[i] = scale_core::amax_update(rec, amax[i], __shfl_xor_sync(0xFFFFFFFFu, amax[i], 8));
-    amax[i] = scale_core::amax_update(rec, amax[i], __shfl_xor_sync(0xFFFFFFFFu, amax[i], 16));
+    amax[i] = combine_amax(rec, amax[i], __shfl_xor_sync(0xFFFFFFFFu, amax[i], 8));
+    amax[i] = combine_amax(rec, amax[i], __shfl_xor_sync(0xFFFFFFFFu, amax[i], 16));
   }
   if (rg % 4 == 0)
 #pragma unroll
@@ -288,14 +358,40 @@ __device__ inline void naive_requantize(const RecipeCore& rec, const Stage& st, 
   if (tid < kBlock) {
     float a = sh.amax[0][tid];
 #pragma unroll
-    for (int k = 1; k < kThreads / 32; ++k) a = scale_core::amax_update(rec, a, sh.amax[k][tid]);
+    for (int k = 1; k < kThreads / 32; ++k) a = combine_amax(rec, a, sh.amax[k][tid]);
     const BlockScale s = scale_core::scale_from_amax(rec, a);
     sh.encode[tid] = s.encode;
     if (tid < nc) csi_tile[tid] = __uint_as_float(s.stored);
   }
   __syncthreads();
-  // The codes of rows (r, r + 1) of each column by one code_pair: bytes r and r + 1 of the column
-  // word. Rows past nr are cast too (their codes are 0) and never stored.
+  // The codes of rows (r, r + 1) of each column by one cast of a pair: bytes r and r + 1 of the
+  // column word. Rows past nr are cast too (their codes are 0) and never stored.
+  if (plain) {
+    float enc[16];
+#pragma unroll
+    for (int q4 = 0; q4 < 4; ++q4) {
+      const float4 e = reinterpret_cast<const float4*>(&sh.encode[16 * vec])[q4];
+      enc[4 * q4] = e.x, enc[4 * q4 + 1] = e.y, enc[4 * q4 + 2] = e.z, enc[4 * q4 + 3] = e.w;
+    }
+#pragma unroll
+    for (int r = 0; r < 4; r += 2)
+#pragma unroll
+      for (int x = 0; x < 4; ++x)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          float a[2], b[2];  // rows r, r + 1 of columns i, i + 1
+          decode_pair(std::uint16_t(w[r][x] >> (16 * half)), a[0], a[1]);
+          decode_pair(std::uint16_t(w[r + 1][x] >> (16 * half)), b[0], b[1]);
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int i = 4 * x + 2 * half + e;
+            const std::uint16_t pair = rowwise::cvt_pair<kCast>(__fmul_rn(__fmul_rn(b[e], si_r[r + 1]), enc[i]),
+                                                                __fmul_rn(__fmul_rn(a[e], si_r[r]), enc[i]));
+            col[i] = r == 0 ? std::uint32_t(pair) : col[i] | std::uint32_t(pair) << 16;
+          }
+        }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < 16; ++i) col[i] = 0;
 #pragma unroll 1
@@ -331,10 +427,10 @@ template <Fp8FlowVariant V>
 inline constexpr int kMinBlocksPerSm =
     kBlocksBySharedMemory < (V == Fp8FlowVariant::naive ? 3 : 4) ? kBlocksBySharedMemory : (V == Fp8FlowVariant::naive ? 3 : 4);
 
-template <Fp8FlowVariant V, rowwise::ElementCast kCast>
+template <Fp8FlowVariant V, rowwise::ElementCast kCast, class Core>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
     fp8flow_kernel(const __grid_constant__ GroupTable table, const std::uint8_t* __restrict__ q,
-                   const float* __restrict__ si, std::int64_t cols, std::int64_t col_blocks, const RecipeCore rec,
+                   const float* __restrict__ si, std::int64_t cols, std::int64_t col_blocks, const Core rec,
                    std::uint8_t* __restrict__ qt, float* __restrict__ csi, float* __restrict__ sit) {
   __shared__ alignas(16) std::uint32_t buf[kBlock * kBlock / 4];  // see buf_group
   __shared__ float si_s[kBlock];
@@ -500,20 +596,20 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
 
 // Persistent grid: as many blocks as are resident at once (occupancy read once per kernel), at
 // most one per tile.
-template <Fp8FlowVariant V, rowwise::ElementCast kCast = rowwise::ElementCast::generic>
+template <Fp8FlowVariant V, rowwise::ElementCast kCast = rowwise::ElementCast::generic, class Core = RecipeCore>
 void launch(const GroupTable& table, const std::uint8_t* q, const float* si, const Fp8FlowLayout& L,
-            const RecipeCore& rec, const Fp8FlowGpuOutputs& out, cudaStream_t stream) {
+            const Core& rec, const Fp8FlowGpuOutputs& out, cudaStream_t stream) {
   constexpr std::size_t smem = kStages * sizeof(Stage);
   static const int per_sm = [] {
-    OCTET_CUDA_CHECK(cudaFuncSetAttribute(fp8flow_kernel<V, kCast>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    OCTET_CUDA_CHECK(cudaFuncSetAttribute(fp8flow_kernel<V, kCast, Core>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     int n = 0;
-    OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fp8flow_kernel<V, kCast>, kThreads, smem));
+    OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fp8flow_kernel<V, kCast, Core>, kThreads, smem));
     return n < 1 ? 1 : n;
   }();
   const std::int64_t tiles = L.tile_row_begin.back() * L.col_blocks;  // < 2^31 (checked by the caller)
   const std::int64_t resident = std::int64_t(layout_detail::multiprocessors()) * per_sm;
   const unsigned grid = unsigned(tiles < resident ? tiles : resident);
-  fp8flow_kernel<V, kCast><<<grid, kThreads, smem, stream>>>(table, q, si, L.cols, L.col_blocks, rec, out.qt, out.csi,
+  fp8flow_kernel<V, kCast, Core><<<grid, kThreads, smem, stream>>>(table, q, si, L.cols, L.col_blocks, rec, out.qt, out.csi,
                                                           out.sit);
   check_launch();
 }
@@ -541,11 +637,16 @@ void fp8flow_transpose(Fp8FlowVariant variant, const std::uint8_t* q_m_c, const 
     case Fp8FlowVariant::ideal:
       return launch<Fp8FlowVariant::ideal>(*table, q_m_c, si_m_cb, L, RecipeCore{}, out, stream);
     case Fp8FlowVariant::naive: {
+      // te_blockwise's rules as compile-time constants (TeBlockwiseCore) and its cast by cvt; the
+      // runtime recipe and the generic cast where either does not hold.
       const Recipe& r = recipe("te_blockwise");
-      if (rowwise::element_cast_of(r) == rowwise::ElementCast::cvt_e4m3)
-        return launch<Fp8FlowVariant::naive, rowwise::ElementCast::cvt_e4m3>(*table, q_m_c, si_m_cb, L, make_core(r),
-                                                                            out, stream);
-      return launch<Fp8FlowVariant::naive>(*table, q_m_c, si_m_cb, L, make_core(r), out, stream);
+      const RecipeCore core = make_core(r);
+      if (rowwise::element_cast_of(r) == rowwise::ElementCast::cvt_e4m3 && TeBlockwiseCore::matches(core) &&
+          std::isfinite(core.value_for_inf) &&
+          encode_bits<Fp32Source>(format_of(core.element), core.cast, scale_core::kCanonicalNan) == kCvtNanCode)
+        return launch<Fp8FlowVariant::naive, rowwise::ElementCast::cvt_e4m3>(*table, q_m_c, si_m_cb, L,
+                                                                            TeBlockwiseCore::of(core), out, stream);
+      return launch<Fp8FlowVariant::naive>(*table, q_m_c, si_m_cb, L, core, out, stream);
     }
   }
   throw std::invalid_argument("variant: unknown value");

@@ -67,8 +67,9 @@ __device__ __noinline__ inline std::uint32_t nan_element_code(const RecipeCore& 
 
 // The codes of two elements under `s` (scale_core::quantize_element: scaled_element, then the
 // cast), low byte `lo`'s; a NaN's code through nan_element_code.
-template <ElementCast kCast = ElementCast::generic>
-__device__ inline std::uint16_t code_pair(const RecipeCore& rec, const BlockScale& s, float lo, float hi) {
+// R: RecipeCore, or a FixedCore (sm90_fixed_core.hpp) whose compile-time rules fold the switches.
+template <ElementCast kCast = ElementCast::generic, class R>
+__device__ inline std::uint16_t code_pair(const R& rec, const BlockScale& s, float lo, float hi) {
   if constexpr (kCast == ElementCast::generic) {
     return std::uint16_t(scale_core::quantize_element(rec, s, lo) | scale_core::quantize_element(rec, s, hi) << 8);
   } else {
