@@ -45,7 +45,8 @@ using layout_detail::group_begin;
 
 // Colwise: G + 1 row ranges, the last one the zero-filled rows [offs[G-1], K).
 struct GroupColMap {
-  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's trait
+  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's traits
+  static constexpr int kStreamStages = 3;         // groups of up to three pieces read once
   std::int64_t K, N, G;
   const std::int64_t* offs;
   __device__ quant::RowRange range(std::int64_t g) const {
@@ -58,7 +59,8 @@ struct GroupColMap {
 // Colwise with large groups: every range (group or tail) split into S parts of about
 // size / S rows; the scale block stays the group (key and scale index g*N + n).
 struct GroupPartMap {
-  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's trait
+  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's traits
+  static constexpr int kStreamStages = 3;
   std::int64_t K, N, G, S;
   const std::int64_t* offs;
   __device__ quant::RowRange range(std::int64_t id) const {
@@ -111,7 +113,7 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
   require_groups(G, offs);
   const bool out_vec = K % 8 == 0;
   if (G == 0 || K / G <= kSplitRows) {
-    // Groups of up to two ~32 KB stages (256 rows of 64 columns, 128 of 128) are read once, larger
+    // Groups of up to three ~32 KB stages (768 rows of 64 columns, 384 of 128) are read once, larger
     // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast. Small groups
     // take 128-column tiles (two 128-row pieces), larger ones 64-column tiles.
     const GroupColMap map{K, N, G, offs};

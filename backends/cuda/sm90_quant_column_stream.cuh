@@ -769,14 +769,25 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
 // ---------------------------------------------------------------------------------------------
 // Host side.
 
-// ~32 KB stages, three of them (two CTAs per SM); OCTET_CUDA_COLUMN_STAGE_BYTES and
-// OCTET_CUDA_COLUMN_STAGES override them, for tuning sweeps (the bytes of every result unchanged).
-inline StreamTuning column_tuning() {
-  static const StreamTuning t = [] {
-    StreamTuning v = read_stream_tuning("OCTET_CUDA_COLUMN_STAGE_BYTES", "OCTET_CUDA_COLUMN_STAGES");
-    if (std::getenv("OCTET_CUDA_COLUMN_STAGES") == nullptr) v.stages = 3;
-    return v;
-  }();
+// kStreamStages: the map's count of ~32 KB stages per CTA, 2 by default (three CTAs per SM). The
+// per-group colwise maps take 3 (two CTAs per SM): their groups of up to `stages` pieces are read
+// once. H100, % of copy, two runs each, 3 against 2 stages (2026-11-26): 1x128 rhs 81.6-82.7 /
+// 87.8-88.3, transposed lhs 81.6-82.6 / 87.4-88.3, MX dim1 82.6-83.2 / 85.1-85.9, MX 3D 32x32
+// 87.1-87.8 / 91.5-91.8, k-grouped 77-81 / 80-84, token-grouped rhs at 16 / 64 groups 78 / 73-74 /
+// 82 / 82-83; per-group colwise at 1 / 16 / 64 / 128 groups 52.5-52.8 / 56.3-56.5 / 66.6-67.8 /
+// 56.4-56.9 against 52.6-52.7 / 54.7-54.9 / 61.5-62.0 / 52.3-52.6.
+template <class Map, class = void>
+struct StreamStages : std::integral_constant<int, 2> {};
+template <class Map>
+struct StreamStages<Map, std::void_t<decltype(Map::kStreamStages)>> : std::integral_constant<int, Map::kStreamStages> {};
+
+// The stage bytes (~32 KB) and `stages`; OCTET_CUDA_COLUMN_STAGE_BYTES and OCTET_CUDA_COLUMN_STAGES
+// override them, for tuning sweeps (the bytes of every result unchanged).
+inline StreamTuning column_tuning(int stages) {
+  static const StreamTuning env = read_stream_tuning("OCTET_CUDA_COLUMN_STAGE_BYTES", "OCTET_CUDA_COLUMN_STAGES");
+  static const bool stages_set = std::getenv("OCTET_CUDA_COLUMN_STAGES") != nullptr;
+  StreamTuning t = env;
+  if (!stages_set) t.stages = stages;
   return t;
 }
 
@@ -799,7 +810,7 @@ bool launch_column_stream_mode(SourceType src, const void* x, std::int64_t cols,
   if (shape.items == 0) return true;
   if (shape.items > std::numeric_limits<std::int32_t>::max()) return false;  // 32-bit item arithmetic
   constexpr int kLanes = kStreamThreads * kChunk / kTileCols;
-  const StreamTuning tuning = column_tuning();
+  const StreamTuning tuning = column_tuning(StreamStages<Map>::value);
   // A piece: `units` 8-row blocks per thread, one 16-byte copy per 8 bf16 (two per 8 fp32).
   const std::uint32_t round_bytes = std::uint32_t(kStreamThreads) * 8u * std::uint32_t(kChunk * in_bytes);
   // Merged ranges are one piece of one 8-row block per thread (units = 1).
