@@ -22,15 +22,16 @@
 //           row-major, scales column-major (lhs) or row-major (per_token).
 //           act rhs, act transposed lhs (the same bytes): column_stream_kernel
 //           (sm90_quant_column_stream.cuh), 128-row ranges (the last may be partial) x 128
-//           columns, the CTA copying whole row pieces into shared memory by cp.async up to three
-//           pieces ahead; fixed-recipe scale code for torchao_blockwise. column_tiles_kernel where it
+//           columns, the CTA copying whole row pieces into shared memory by cp.async into two
+//           ~32 KB stages; fixed-recipe scale code for torchao_blockwise. column_tiles_kernel where it
 //           does not apply (unaligned input, K % 8 != 0).
 //           token-group rhs / transposed lhs / DeepGEMM k-grouped: a one-CTA kernel lists the
 //           groups' 128-row blocks (a scan of ceil(size/128) over offs) in a device table, then
 //           the same kernels run one range per table entry (the table is sized for the worst
 //           case; unused entries are empty items); whole 8-row blocks without per-row tests
 //           (kWholeBlockPaths; token groups: more than one group), token-group items in
-//           tile-major order (kTileMajor).
+//           tile-major order (kTileMajor); the table kernel is a programmatic dependent launch
+//           (sm90_pdl.cuh), and so is the k-grouped stream kernel after it (kProgrammaticLaunch).
 //           weight rhs, grouped rhs (per-expert column-major input read as (E*N, K) row-major):
 //           the same kernels over 128x128 tiles, one amax per tile. These read each element once
 //           and write the codes column-major, 8 rows of a column per store (8x8 byte transposes
@@ -125,6 +126,8 @@ __global__ void __launch_bounds__(kScanThreads)
     group_blocks_kernel(const std::int64_t* __restrict__ offs, std::int64_t G, GroupBlock* __restrict__ blocks,
                         std::int64_t capacity) {
   __shared__ std::int64_t run_blocks[kScanThreads];
+  pdl_wait();               // launched by launch_pdl: whatever wrote offs has completed
+  pdl_launch_dependents();  // the stream kernel's blocks may come in and wait for the table
   const int t = int(threadIdx.x);
   const std::int64_t per = (G + kScanThreads - 1) / kScanThreads;
   const std::int64_t g0 = min64(G, t * per), g1 = min64(G, g0 + per);
@@ -157,8 +160,7 @@ class GroupBlockTable {
     if (capacity_ == 0) return;
     OCTET_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&blocks_), std::size_t(capacity_) * sizeof(GroupBlock),
                                      stream));
-    group_blocks_kernel<<<1, kScanThreads, 0, stream>>>(offs, G, blocks_, capacity_);
-    OCTET_CUDA_CHECK(cudaGetLastError());
+    launch_pdl(group_blocks_kernel, 1, kScanThreads, 0, stream, offs, G, blocks_, capacity_);
   }
   ~GroupBlockTable() {
     if (blocks_ != nullptr) (void)cudaFreeAsync(blocks_, stream_);
@@ -188,6 +190,9 @@ template <bool kWhole>
 struct TokenGroupMap {
   static constexpr bool kWholeBlockPaths = kWhole;
   static constexpr bool kTileMajor = true;
+  // Not kProgrammaticLaunch: H100, one binary, three runs each, % of copy at 1 / 16 / 64 / 128
+  // groups: 83.8-84.0 / 83.2-83.5 / 83.2-83.9 / 65.0-65.1 with it, 83.1-83.4 / 82.7-83.1 /
+  // 81.9-82.6 / 67.1-67.5 without.
   std::int64_t M, D, G, capacity;
   const std::int64_t* offs;
   const GroupBlock* blocks;
@@ -204,7 +209,11 @@ struct TokenGroupMap {
 // s*D + d*(e - s) + (m - s); scale (d, b) at d*(offs[-1]/128) + b. Rows past offs[-1] are not
 // written (the output holds offs[-1]*D codes).
 struct KGroupedMap {
-  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's trait
+  static constexpr bool kWholeBlockPaths = true;     // column_stream_kernel's traits
+  // After group_blocks_kernel. H100, one binary, three runs each, % of copy at 1 / 16 / 64 / 128
+  // groups: 80.4-81.0 / 84.6-85.0 / 83.5-84.2 / 81.6-81.9 with it, 79.9-80.6 / 84.2-84.5 /
+  // 82.9-83.1 / 80.9-81.3 without.
+  static constexpr bool kProgrammaticLaunch = true;
   std::int64_t D, G;
   const std::int64_t* offs;
   const GroupBlock* blocks;

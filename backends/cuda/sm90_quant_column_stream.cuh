@@ -52,6 +52,7 @@
 // fallback where this kernel does not apply (launch_column_stream).
 #pragma once
 
+#include "sm90_pdl.cuh"
 #include "sm90_quant_row_stream.cuh"
 
 namespace octet::cuda::quant {
@@ -186,6 +187,16 @@ struct RowBlockCols : std::integral_constant<int, 0> {};
 template <class Map>
 struct RowBlockCols<Map, std::void_t<decltype(Map::kRowBlockCols)>> : std::integral_constant<int, Map::kRowBlockCols> {};
 
+// kProgrammaticLaunch: the map reads a table that a short kernel writes just before (the k-grouped
+// map's GroupBlockTable): the stream kernel is launched by launch_pdl, so its launch overlaps that
+// kernel, and waits for it in pdl_wait() (every instance calls it first: a no-op for a normal
+// launch).
+template <class Map, class = void>
+struct ProgrammaticLaunch : std::false_type {};
+template <class Map>
+struct ProgrammaticLaunch<Map, std::void_t<decltype(Map::kProgrammaticLaunch)>>
+    : std::bool_constant<Map::kProgrammaticLaunch> {};
+
 // The row-block output: codes row-major like the input (row * cols + col), the scale of block
 // (row, col / kRowBlockCols) at row * scale_stride + col / kRowBlockCols.
 struct RowBlockOut {
@@ -257,6 +268,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
                                    kTileCols % kRowBlockDiv == 0 && kRowBlock / kChunk <= 32),
                 "row blocks: whole chunks, whole blocks per tile, one launch, at most a warp per block");
   extern __shared__ __align__(128) unsigned char smem[];
+  pdl_wait();  // (ProgrammaticLaunch) the map's table is written
   const int S = shape.stages;
   const ColumnStreamLayout lay(S, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>);  // as the host's
   std::uint32_t* skeys = reinterpret_cast<std::uint32_t*>(smem + lay.keys);
@@ -833,9 +845,15 @@ bool launch_column_stream_mode(SourceType src, const void* x, std::int64_t cols,
       using R = std::decay_t<decltype(rc)>;
       constexpr auto kernel = &column_stream_kernel<In, decltype(p)::value, R, kTileCols, kAmaxCols, kMode, Map>;
       const int per_sm = stream_ctas_per_sm<kernel>(lay.total);
-      kernel<<<grid_for(per_sm, shape.items, d), kStreamThreads, lay.total, stream>>>(
-          static_cast<const In*>(x), cols, q, scales, scale_bytes, rc, bounds, map, shape, out_vec, keys);
-      OCTET_CUDA_CHECK(cudaGetLastError());
+      const unsigned grid = grid_for(per_sm, shape.items, d);
+      if constexpr (ProgrammaticLaunch<Map>::value) {
+        launch_pdl(kernel, grid, kStreamThreads, lay.total, stream, static_cast<const In*>(x), cols, q, scales,
+                   scale_bytes, rc, bounds, map, shape, out_vec, keys);
+      } else {
+        kernel<<<grid, kStreamThreads, lay.total, stream>>>(static_cast<const In*>(x), cols, q, scales, scale_bytes, rc,
+                                                            bounds, map, shape, out_vec, keys);
+        OCTET_CUDA_CHECK(cudaGetLastError());
+      }
     });
   });
   return true;

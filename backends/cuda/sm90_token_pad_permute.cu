@@ -34,7 +34,7 @@
 // one writer. The routing row map (make_row_id_map) is two launches over blocks of routes: counts
 // per (block, expert), then ranks by __match_any_sync against a warp x expert table of counts.
 // The short kernels of the routing map, the inverse map and the fused permute's data kernel are
-// programmatic dependent launches (launch_pdl below): each one's launch overlaps the end of the
+// programmatic dependent launches (launch_pdl, sm90_pdl.cuh): each one's launch overlaps the end of the
 // one before, and each waits (griddepcontrol.wait) before it reads or writes global memory.
 //
 // Bytes moved: gather = rows read (copied rows only) + all rows written + index arrays;
@@ -52,40 +52,12 @@
 
 #include "octet/cast.hpp"
 #include "sm90_layout_device.hpp"
+#include "sm90_pdl.cuh"
 #include "sm90_token_pad_permute.hpp"
 
 namespace octet::cuda {
 
 namespace layout_detail {
-
-// Programmatic dependent launch (sm_90; CUDA C++ Programming Guide, "Programmatic Dependent Launch
-// and Synchronization"; PTX ISA griddepcontrol): a kernel launched by launch_pdl may start while the
-// kernel before it in the stream still runs, so the launch of each short kernel of a chain (the
-// routing map, the inverse map, then the fused permute's data kernel; 2.5-11 us each) overlaps the
-// end of the one before. Such a kernel calls pdl_wait() before its first access to global memory:
-// it returns when the previous grid has completed and its writes are visible (at once for a kernel
-// launched normally). pdl_launch_dependents() lets the next kernel's blocks be scheduled once every
-// block of this one has called it; they then wait in their own pdl_wait().
-__device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
-__device__ __forceinline__ void pdl_launch_dependents() {
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-}
-
-template <class... Params, class... Args>
-void launch_pdl(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem, cudaStream_t stream,
-                Args&&... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(block);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  OCTET_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
-}
 
 // ----------------------------------------------------------------------------
 // Group scans (declared in sm90_layout_device.hpp)
@@ -122,7 +94,6 @@ using layout_detail::check_launch;
 using layout_detail::first_above;
 using layout_detail::group_begin;
 using layout_detail::kThreads;
-using layout_detail::launch_pdl;
 using layout_detail::StreamScratch;
 using layout_detail::upper_bound;
 
@@ -175,8 +146,8 @@ struct UnpadSource {
 
 // inverse[index[i]] = i for index[i] >= 0 (indices are distinct: one writer per entry).
 __global__ void scatter_inverse_kernel(const std::int64_t* index, std::int64_t n, std::int64_t* inverse) {
-  layout_detail::pdl_wait();
-  layout_detail::pdl_launch_dependents();
+  pdl_wait();
+  pdl_launch_dependents();
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::int64_t d = __ldg(index + i);
@@ -208,7 +179,7 @@ __global__ void __launch_bounds__(kThreads)
                            const float* __restrict__ probs, const std::int64_t* __restrict__ route_of_row,
                            float* __restrict__ y_probs) {
   constexpr std::int64_t kSliceVecs = 32 * kUnroll;
-  layout_detail::pdl_wait();  // launched by launch_pdl after the inverse map
+  pdl_wait();  // launched by launch_pdl after the inverse map
   const int lane = int(threadIdx.x) % 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * kWarpsPerBlock;
   const std::int64_t warp0 = std::int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
@@ -688,8 +659,8 @@ __device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int 
 __global__ void __launch_bounds__(kRouteThreads)
     route_count_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs, int* counts) {
   extern __shared__ int count_smem[];
-  layout_detail::pdl_wait();
-  layout_detail::pdl_launch_dependents();
+  pdl_wait();
+  pdl_launch_dependents();
   for (std::int64_t e = threadIdx.x; e < experts; e += kRouteThreads) count_smem[e] = 0;
   __syncthreads();
   const unsigned lanes_below = (1u << (threadIdx.x % 32)) - 1u;
@@ -708,8 +679,8 @@ __global__ void __launch_bounds__(kRouteThreads)
                       std::int64_t alignment, const int* counts, std::int64_t* row_t_k, std::int64_t* tokens_per_expert,
                       std::int64_t* pad_offsets, std::int64_t* padded_offs) {
   extern __shared__ std::int64_t route_smem[];
-  layout_detail::pdl_wait();
-  layout_detail::pdl_launch_dependents();
+  pdl_wait();
+  pdl_launch_dependents();
   const std::int64_t E = experts;
   std::int64_t* start = route_smem;       // (E + 1) padded starts
   std::int64_t* padding = start + E + 1;  // (E + 1) padding rows before each expert
