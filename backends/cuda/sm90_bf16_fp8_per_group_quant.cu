@@ -14,10 +14,10 @@
 //           row for the columns past offs[-1]; row_segments_kernel over the same blocks where the
 //           stream kernel does not apply (unaligned pointers, K % 8 != 0).
 //           colwise: column_stream_kernel (sm90_quant_column_stream.cuh), one item per (group,
-//           64- or 128-column tile), the CTA copying whole row pieces into shared memory by
-//           cp.async up to three pieces ahead; groups of up to three pieces (768 rows at 64
-//           columns) are read
-//           once, larger ones twice (the second read mostly from L2); codes transposed in
+//           64-column tile), the CTA copying whole 256-row pieces into shared memory by cp.async
+//           into three stages (four where groups average more than 768 rows); a group that fits
+//           the stages is read once, a larger one twice (the second read mostly from L2); codes
+//           transposed in
 //           registers, 8 rows of a column per store; whole 8-row blocks without per-row tests
 //           (kWholeBlockPaths). column_tiles_kernel where it does not apply (unaligned input,
 //           N % 8 != 0).
@@ -27,9 +27,7 @@
 //           and Load, column_tiles_kernel's where it does not apply); the input is read twice, so
 //           at most 3/5 of the copy rate in the counted bytes (170 MB of the 16640x5120 input do
 //           not fit the 50 MB L2 between the passes).
-//           OCTET_CUDA_PER_GROUP_COLWISE_TILE=64|128 forces the tile width (tuning sweeps).
 // Bytes:    K_total*N*sizeof(in) read, the same count of codes + 4*G*(rows or cols) written.
-#include <cstdlib>
 
 #include "quant.hpp"
 #include "sm90_quant_column_stream.cuh"
@@ -43,10 +41,12 @@ constexpr std::int64_t kSplitRows = 2048;
 
 using layout_detail::group_begin;
 
-// Colwise: G + 1 row ranges, the last one the zero-filled rows [offs[G-1], K).
+// Colwise: G + 1 row ranges, the last one the zero-filled rows [offs[G-1], K); kStages ~32 KB
+// stages per CTA (a group of up to kStages pieces is read once).
+template <int kStages>
 struct GroupColMap {
   static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's traits
-  static constexpr int kStreamStages = 3;         // groups of up to three pieces read once
+  static constexpr int kStreamStages = kStages;
   std::int64_t K, N, G;
   const std::int64_t* offs;
   __device__ quant::RowRange range(std::int64_t g) const {
@@ -113,22 +113,19 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
   require_groups(G, offs);
   const bool out_vec = K % 8 == 0;
   if (G == 0 || K / G <= kSplitRows) {
-    // Groups of up to three ~32 KB stages (768 rows of 64 columns, 384 of 128) are read once, larger
-    // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast. Small groups
-    // take 128-column tiles (two 128-row pieces), larger ones 64-column tiles.
-    const GroupColMap map{K, N, G, offs};
-    // OCTET_CUDA_PER_GROUP_COLWISE_TILE = 64 or 128 forces the width (tuning sweeps), read once.
-    static const int forced_tile = [] {
-      const char* v = std::getenv("OCTET_CUDA_PER_GROUP_COLWISE_TILE");
-      return v != nullptr ? std::atoi(v) : 0;
-    }();
-    const bool narrow = forced_tile != 0 ? forced_tile == 128 : G > 0 && K / G < 192;
-    if (narrow)
-      quant::launch_column_blocks<128, 1, 64, 32, TorchaoRowwisePow2Core>(
-          src, x, N, q, scales, false, out_vec, r, map, G + 1, stream);
-    else
-      quant::launch_column_blocks<64, 1, 64, 32, TorchaoRowwisePow2Core>(
-          src, x, N, q, scales, false, out_vec, r, map, G + 1, stream);
+    // 64-column tiles of 256-row pieces. Groups of up to `stages` pieces are read once, larger
+    // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast: three
+    // stages (two CTAs per SM), four (one CTA per SM) where the groups average more than three
+    // pieces. H100, % of copy, two runs each (2026-11-26): at 16 groups (1040 rows on average)
+    // three stages 56.8-56.9, four 61.1-62.0; at 64 groups three 67.1, four 54.8-55.0. 128-column
+    // tiles (128-row pieces, once taken below 192 rows on average) measured 56.5-56.6 against
+    // 58.9 at 128 groups and 49-53 against 56-67 at 16 and 64 groups.
+    const auto launch = [&](auto map) {
+      quant::launch_column_blocks<64, 1, 64, 32, TorchaoRowwisePow2Core>(src, x, N, q, scales, false, out_vec, r, map,
+                                                                         G + 1, stream);
+    };
+    if (G > 0 && K / G > 3 * 256) launch(GroupColMap<4>{K, N, G, offs});
+    else launch(GroupColMap<3>{K, N, G, offs});
     return;
   }
   // Large groups: few (group, tile) items would leave SMs idle; split each group into S parts of
