@@ -17,10 +17,9 @@
 //
 // Run: build/backends/octet_gpu_bench_quant (scripts/gpu/run.sh); OCTET_BENCH_FILTER=name,name...
 // keeps the kernels whose names contain one of the parts (with OCTET_CUDA_STREAM_STAGE_BYTES /
-// OCTET_CUDA_STREAM_STAGES, OCTET_CUDA_COLUMN_STAGE_BYTES / OCTET_CUDA_COLUMN_STAGES and
-// OCTET_CUDA_PER_GROUP_COLWISE_TILE: the row- and column-stream shape sweeps of
-// docs/performance.md). The stream-ordered pool keeps its memory between launches
-// (bench::keep_pool_memory). Prints one row per measurement:
+// OCTET_CUDA_STREAM_STAGES and OCTET_CUDA_COLUMN_STAGE_BYTES / OCTET_CUDA_COLUMN_STAGES: the row-
+// and column-stream shape sweeps of docs/performance.md and docs/gpu-notes.md). The stream-ordered
+// pool keeps its memory between launches (bench::keep_pool_memory). Prints one row per measurement:
 //   kernel <name> | <shape> | groups <G> | <us> us | <GB/s> GB/s | <pct>% copy
 #include <algorithm>
 #include <cstdio>

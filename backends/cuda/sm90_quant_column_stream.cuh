@@ -785,9 +785,9 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
 // per-group colwise maps take 3 (two CTAs per SM): their groups of up to `stages` pieces are read
 // once. H100, % of copy, two runs each, 3 against 2 stages (2026-11-26): 1x128 rhs 81.6-82.7 /
 // 87.8-88.3, transposed lhs 81.6-82.6 / 87.4-88.3, MX dim1 82.6-83.2 / 85.1-85.9, MX 3D 32x32
-// 87.1-87.8 / 91.5-91.8, k-grouped 77-81 / 80-84, token-grouped rhs at 16 / 64 groups 78 / 73-74 /
-// 82 / 82-83; per-group colwise at 1 / 16 / 64 / 128 groups 52.5-52.8 / 56.3-56.5 / 66.6-67.8 /
-// 56.4-56.9 against 52.6-52.7 / 54.7-54.9 / 61.5-62.0 / 52.3-52.6.
+// 87.1-87.8 / 91.5-91.8, k-grouped 77-81 / 80-84, token-grouped rhs at 16 and 64 groups 78 and
+// 73-74 / 82 and 82-83; per-group colwise at 1 / 16 / 64 / 128 groups 52.5-52.8 / 56.3-56.5 /
+// 66.6-67.8 / 56.4-56.9 against 52.6-52.7 / 54.7-54.9 / 61.5-62.0 / 52.3-52.6.
 template <class Map, class = void>
 struct StreamStages : std::integral_constant<int, 2> {};
 template <class Map>

@@ -34,8 +34,8 @@
 // one writer. The routing row map (make_row_id_map) is two launches over blocks of routes: counts
 // per (block, expert), then ranks by __match_any_sync against a warp x expert table of counts.
 // The short kernels of the routing map, the inverse map and the fused permute's data kernel are
-// programmatic dependent launches (launch_pdl, sm90_pdl.cuh): each one's launch overlaps the end of the
-// one before, and each waits (griddepcontrol.wait) before it reads or writes global memory.
+// programmatic dependent launches (launch_pdl, sm90_pdl.cuh): each one's launch overlaps the end
+// of the one before, and each waits (griddepcontrol.wait) before it reads or writes global memory.
 //
 // Bytes moved: gather = rows read (copied rows only) + all rows written + index arrays;
 // combine = T·K routed rows read + T rows written.
