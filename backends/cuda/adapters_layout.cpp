@@ -117,11 +117,17 @@ Tensors run_from_blocked(const KernelCall& call) {
   return {{"scale", blocked_tensor(b.dtype, {rows, cols}, out.download(), "row_major")}};
 }
 
+// cuda_out_offset (CUDA test cases only): the blocked output starts that many bytes into its
+// buffer, so that an output that is not 16-byte aligned takes the per-chunk kernels.
+std::int64_t out_offset(const KernelCall& call) { return call.int_param("cuda_out_offset", 0); }
+
 Tensors grouped_outputs(const std::string& dtype, std::int64_t rows, std::int64_t cols,
-                        const DeviceBuffer<std::uint8_t>& out, const DeviceBuffer<std::int64_t>& starts,
-                        const char* layout) {
+                        const DeviceBuffer<std::uint8_t>& out, std::int64_t offset,
+                        const DeviceBuffer<std::int64_t>& starts, const char* layout) {
   Tensors t;
-  t["scale_blocked"] = blocked_tensor(dtype, {rows, cols}, out.download(), layout);
+  std::vector<std::uint8_t> bytes = out.download();
+  bytes.erase(bytes.begin(), bytes.begin() + offset);
+  t["scale_blocked"] = blocked_tensor(dtype, {rows, cols}, std::move(bytes), layout);
   t["group_starts"] = golden::make_tensor("int64", {std::int64_t(starts.size())}, starts.download(), "row_major", {1});
   return t;
 }
@@ -134,10 +140,11 @@ Tensors run_m_groups(const KernelCall& call) {
   const std::int64_t G = groups.count(), rows = H + kScaleTileRows * G, cols = blocked_cols(W);
   const DeviceBuffer<std::uint8_t> d_s = upload_bytes(s);
   const DeviceBuffer<std::int64_t> d_offs = upload_int64(offs);
-  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(rows * cols));
+  const std::int64_t offset = out_offset(call);
+  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(rows * cols + offset));
   DeviceBuffer<std::int64_t> starts(static_cast<std::size_t>(G + 1));
-  to_blocked_m_groups({d_s.get(), H, W, W}, d_offs.get(), G, out.get(), starts.get());
-  return grouped_outputs(s.dtype, rows, cols, out, starts, "blocked_128x4_m_groups");
+  to_blocked_m_groups({d_s.get(), H, W, W}, d_offs.get(), G, out.get() + offset, starts.get());
+  return grouped_outputs(s.dtype, rows, cols, out, offset, starts, "blocked_128x4_m_groups");
 }
 
 Tensors run_k_groups(const KernelCall& call) {
@@ -150,10 +157,11 @@ Tensors run_k_groups(const KernelCall& call) {
   const std::int64_t G = groups.count(), rows = blocked_rows(N), cols = Mb + kScaleTileCols * G;
   const DeviceBuffer<std::uint8_t> d_s = upload_bytes(s);
   const DeviceBuffer<std::int64_t> d_offs = upload_int64(scale_offs);
-  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(rows * cols));
+  const std::int64_t offset = out_offset(call);
+  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(rows * cols + offset));
   DeviceBuffer<std::int64_t> starts(static_cast<std::size_t>(G + 1));
-  to_blocked_k_groups({d_s.get(), N, Mb, Mb}, d_offs.get(), G, out.get(), starts.get());
-  return grouped_outputs(s.dtype, rows, cols, out, starts, "blocked_128x4_k_groups");
+  to_blocked_k_groups({d_s.get(), N, Mb, Mb}, d_offs.get(), G, out.get() + offset, starts.get());
+  return grouped_outputs(s.dtype, rows, cols, out, offset, starts, "blocked_128x4_k_groups");
 }
 
 Tensors run_per_group_3d(const KernelCall& call) {
@@ -797,6 +805,24 @@ void swizzle_cases(std::vector<LargeCase>& out) {
                                        {"offs", golden::make_tensor("int64", weighted_group_ends(kTokens, G, 16, 32))}});
                    }});
   }
+  // Outputs 4 bytes into their buffers (not 16-byte aligned): the per-chunk kernels of the grouped
+  // forms, which the window kernels replace for aligned outputs.
+  out.push_back({"to_blocked_m_groups_1000x36_g16_out_offset_4", [] {
+                   golden::CaseSpec c = make_case(
+                       "to_blocked_m_groups", "to_blocked_m_groups",
+                       {{"scale", e8m0_tensor({1000, 36}, 19)},
+                        {"offs", golden::make_tensor("int64", weighted_group_ends(990, 16, 20))}});
+                   c.call.attrs.ints["cuda_out_offset"] = 4;
+                   return c;
+                 }});
+  out.push_back({"to_blocked_k_groups_300x64_g16_out_offset_4", [] {
+                   golden::CaseSpec c = make_case(
+                       "to_blocked_k_groups", "to_blocked_k_groups",
+                       {{"scale", e8m0_tensor({300, 64}, 21)},
+                        {"offs", golden::make_tensor("int64", weighted_group_ends(64 * 32, 16, 22, 32))}});
+                   c.call.attrs.ints["cuda_out_offset"] = 4;
+                   return c;
+                 }});
   // expert weights: E=8 (5120, 8192) and E=64 (2048, 1408), 1x32 scales along the second dimension
   out.push_back({"to_blocked_per_group_3d_8x5120x256", [] {
                    return make_case("to_blocked_per_group_3d", "to_blocked_per_group_3d",

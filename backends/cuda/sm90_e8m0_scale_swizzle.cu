@@ -16,15 +16,21 @@
 // every input sector comes from DRAM once (the other warps hit L1/L2). The variants differ only
 // in which source tile feeds output tile t (a TileSource functor); a chunk past every group is 0.
 //
-// The plain and 3D forms (and from_blocked) run through a shared-memory window instead (see
-// to_blocked_window_kernel): 16-byte loads and stores on both sides, which the per-chunk form's
-// 4-byte loads of 32 rows per warp instruction cannot reach (L1 serves one line per cycle); the
-// per-chunk kernel stays for the grouped forms and for outputs that are not 16-byte aligned.
+// Every form runs through a shared-memory window instead where the output is 16-byte aligned (see
+// window_to_tiles): 16-byte loads and stores on both sides, which the per-chunk form's 4-byte
+// loads of 32 rows per warp instruction cannot reach (L1 serves one line per cycle). The plain,
+// 3D and M-groups forms (and from_blocked) read 128 rows x 32 columns per block; K-groups, whose
+// groups start at any column, a 64-byte span of each row that holds the 8 tiles' columns
+// (to_blocked_k_groups_window_kernel). H100, 2026-11-26, us at 1 / 16 / 64 / 128 groups:
+// M-groups 7.3 / 7.9 / 8.8 / 9.8 per chunk, 6.8 / 7.3-7.5 / 8.4-8.5 / 9.2-9.3 by windows;
+// K-groups (5120 x 520) 8.5 / 10.2 / 10.9 / 13.9 per chunk, 8.3 / 9.1-9.2 / 10.8-10.9 / 12.3 by
+// windows. The per-chunk kernel stays for outputs that are not 16-byte aligned and for more than
+// 1024 groups.
 //
-// Launch: ⌈bytes/16⌉ threads, 256 per block, one chunk each. The grouped forms scan their group
-// sizes inside the same launch (every block into shared memory; block 0 also writes the starts
-// out), so they cost one launch like the plain form. Bytes moved: rows·cols read, the blocked
-// size written (from_blocked: the reverse).
+// Launch: windows, or ⌈bytes/16⌉ threads, 256 per block, one chunk each. The grouped forms scan
+// their group sizes inside the same launch (every block into shared memory; block 0 also writes
+// the starts out), so they cost one launch like the plain form. Bytes moved: rows·cols read, the
+// blocked size written (from_blocked: the reverse).
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -129,9 +135,10 @@ __device__ void blocked_chunk(const Tiles& tiles, std::int64_t out_bytes, std::u
   std::uint32_t w[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) w[j] = load_run(src, src.row0 + rr + 32 * j);
-  if (flat + kChunkBytes <= out_bytes) {
+  if (flat + kChunkBytes <= out_bytes && (reinterpret_cast<std::uintptr_t>(out + flat) & 15u) == 0) {
     *reinterpret_cast<uint4*>(out + flat) = make_uint4(w[0], w[1], w[2], w[3]);
-  } else {  // the last chunk of an M-group buffer whose size is not a multiple of 16
+  } else {  // an output that is not 16-byte aligned, or the last chunk of an M-group buffer whose
+            // size is not a multiple of 16
 #pragma unroll
     for (int b = 0; b < 16; ++b)  // unrolled: w stays in registers
       if (flat + b < out_bytes) out[flat + b] = std::uint8_t(w[b / 4] >> (8 * (b % 4)));
@@ -189,6 +196,8 @@ __device__ inline Window window_of(std::int64_t ncb, std::int64_t nrb) {
 }
 
 // 16 scales of one row from `col` on (bytes past `cols` are 0), little-endian in 4 words.
+// Rows whose start is only 8-byte aligned (an odd row of 520 scale columns, the K-groups shape)
+// take two 8-byte loads.
 __device__ inline void load_row16(const std::uint8_t* row, std::int64_t col, std::int64_t cols, std::uint32_t w[4]) {
   const std::uint8_t* p = row + col;
   if (col + 16 <= cols && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
@@ -196,9 +205,45 @@ __device__ inline void load_row16(const std::uint8_t* row, std::int64_t col, std
     w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
     return;
   }
+  if (col + 16 <= cols && (reinterpret_cast<std::uintptr_t>(p) & 7u) == 0) {
+    const uint2 lo = __ldg(reinterpret_cast<const uint2*>(p)), hi = __ldg(reinterpret_cast<const uint2*>(p + 8));
+    w[0] = lo.x, w[1] = lo.y, w[2] = hi.x, w[3] = hi.y;
+    return;
+  }
 #pragma unroll
   for (int b = 0; b < 16; ++b)
     if (col + b < cols) w[b / 4] |= std::uint32_t(__ldg(p + b)) << (8 * (b % 4));
+}
+
+// One window: rows [0, 128) of `src` (rows >= valid_rows read as 0) and scale columns [4·cb0,
+// 4·cb0 + 32) to tiles cb0 .. cb0 + 7 of one row of ncb output tiles at `out_row` (16-byte
+// aligned; bytes at or past out_len are not written). Every thread of the block calls it.
+__device__ inline void window_to_tiles(const std::uint8_t* src, std::int64_t valid_rows, std::int64_t row_stride,
+                                       std::int64_t cols, std::int64_t cb0, std::int64_t ncb, std::uint8_t* out_row,
+                                       std::int64_t out_len, std::uint32_t* stage) {
+  const int tid = threadIdx.x;
+  {
+    const int r = tid / 2, h = tid % 2;
+    std::uint32_t w[4] = {0, 0, 0, 0};
+    if (r < valid_rows) load_row16(src + r * row_stride, cb0 * kScaleTileCols + 16 * h, cols, w);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) stage[r * kWindowWords + 4 * h + i] = w[i];
+  }
+  __syncthreads();
+  const int t = tid / 32, rr = tid % 32;
+  const std::int64_t cb = cb0 + t;
+  if (cb >= ncb) return;
+  const uint4 o = make_uint4(stage[rr * kWindowWords + t], stage[(rr + 32) * kWindowWords + t],
+                             stage[(rr + 64) * kWindowWords + t], stage[(rr + 96) * kWindowWords + t]);
+  const std::int64_t at = cb * kScaleTileBytes + rr * kChunkBytes;
+  if (at + kChunkBytes <= out_len) {
+    *reinterpret_cast<uint4*>(out_row + at) = o;
+    return;
+  }
+  const std::uint32_t w[4] = {o.x, o.y, o.z, o.w};  // the end of an M-group buffer whose size is not a multiple of 16
+#pragma unroll
+  for (int b = 0; b < 16; ++b)
+    if (at + b < out_len) out_row[at + b] = std::uint8_t(w[b / 4] >> (8 * (b % 4)));
 }
 
 // s: `experts` matrices (rows, cols), matrix_stride bytes apart; out: experts x (hp·wp) bytes,
@@ -209,23 +254,115 @@ __global__ void __launch_bounds__(kThreads)
                              std::uint8_t* __restrict__ out) {
   __shared__ std::uint32_t stage[kScaleTileRows * kWindowWords];
   const Window win = window_of(ncb, nrb);
-  const int tid = threadIdx.x;
-  {
+  const std::int64_t row0 = win.rb * kScaleTileRows;
+  window_to_tiles(s + win.e * matrix_stride + row0 * row_stride, rows - row0, row_stride, cols, win.cb0, ncb,
+                  out + (win.e * nrb + win.rb) * ncb * kScaleTileBytes, ncb * kScaleTileBytes, stage);
+}
+
+// M-groups through the same windows, with the group scan of to_blocked_grouped_kernel: output
+// row block ob (rows [128·ob, +128) of the padded buffer) is rows [first, first + 128) of group
+// g, R_g <= 128·ob < R_{g+1}, first = offs[g-1] + 128·ob − R_g (rows >= offs[g] read as 0), or
+// zeros past R_G. windows = ⌈ncb / 8⌉ blocks per output row block.
+__global__ void __launch_bounds__(kThreads)
+    to_blocked_m_groups_window_kernel(const std::uint8_t* __restrict__ s, std::int64_t cols, std::int64_t row_stride,
+                                      std::int64_t ncb, unsigned windows, const std::int64_t* __restrict__ offs,
+                                      std::int64_t groups, std::int64_t out_bytes, std::uint8_t* __restrict__ out,
+                                      std::int64_t* __restrict__ group_starts) {
+  __shared__ std::int64_t starts[kFusedScanGroups + 1];
+  __shared__ std::uint32_t stage[kScaleTileRows * kWindowWords];
+  layout_detail::padded_scan_offs(offs, groups, kScaleTileRows, starts);
+  __syncthreads();
+  if (blockIdx.x == 0)
+    for (std::int64_t g = threadIdx.x; g <= groups; g += kThreads) group_starts[g] = starts[g];
+  if (ncb == 0) return;
+  const std::int64_t ob = blockIdx.x / windows, cb0 = std::int64_t(blockIdx.x % windows) * kWindowTiles;
+  const std::int64_t out_row = ob * kScaleTileRows, row_bytes = ncb * kScaleTileBytes;
+  const std::uint8_t* src = s;
+  std::int64_t valid = 0;
+  if (out_row < starts[groups]) {
+    const std::int64_t g = first_above(starts + 1, groups, out_row);
+    const std::int64_t first = group_begin(offs, g) + (out_row - starts[g]);
+    src = s + first * row_stride;
+    valid = __ldg(offs + g) - first;
+  }
+  window_to_tiles(src, valid, row_stride, cols, cb0, ncb, out + ob * row_bytes, out_bytes - ob * row_bytes, stage);
+}
+
+// K-groups through windows of the padded column space: block (rb, tc0) writes the tiles of row
+// block rb at tile columns tc0 .. tc0 + 7 (tile column tc: columns [4·tc, 4·tc + 4) of the padded
+// space, group g with C_g <= 4·tc < C_{g+1}, cb = tc − C_g / 4, source columns [offs[g-1] + 4·cb,
+// +4) ∩ [., offs[g])), one warp per tile. Their source columns advance by at most 4 per tile
+// column, so the window's 8 tiles read at most 32 columns from the first one's: 64 bytes of each of
+// the 128 rows from the 16-byte boundary below it (four 16-byte loads per row, two threads a row),
+// staged in shared memory (rows padded to 17 words), each lane's 4-byte runs taken from there by a
+// funnel shift. Tile (g, rb, cb) is tile C_g / 4·nrb + rb·ncb_g + cb of the output; tile columns
+// past C_G / 4 are zeros (tile tc·nrb + rb: the rest of the buffer, out_bytes in all).
+constexpr int kKWindowWords = 17;
+__global__ void __launch_bounds__(kThreads)
+    to_blocked_k_groups_window_kernel(const std::uint8_t* __restrict__ s, std::int64_t rows, std::int64_t cols,
+                                      std::int64_t row_stride, std::int64_t nrb, unsigned windows,
+                                      const std::int64_t* __restrict__ offs, std::int64_t groups,
+                                      std::int64_t out_bytes, std::uint8_t* __restrict__ out,
+                                      std::int64_t* __restrict__ group_starts) {
+  __shared__ std::int64_t starts[kFusedScanGroups + 1];
+  __shared__ std::uint32_t stage[kScaleTileRows * kKWindowWords];
+  layout_detail::padded_scan_offs(offs, groups, kScaleTileCols, starts);
+  __syncthreads();
+  if (blockIdx.x == 0)
+    for (std::int64_t g = threadIdx.x; g <= groups; g += kThreads) group_starts[g] = starts[g];
+  if (out_bytes == 0) return;
+  const int tid = threadIdx.x, t = tid / 32, rr = tid % 32;
+  const std::int64_t rb = blockIdx.x / windows, tc0 = std::int64_t(blockIdx.x % windows) * kWindowTiles;
+  const std::int64_t tcs = starts[groups] / kScaleTileCols;  // tile columns of the groups
+  // The first source column of a tile column inside the groups, and its group.
+  const auto source_col = [&](std::int64_t tc, std::int64_t& g) {
+    g = first_above(starts + 1, groups, tc * kScaleTileCols);
+    return group_begin(offs, g) + (tc * kScaleTileCols - starts[g]);
+  };
+  std::int64_t base = 0;
+  if (tc0 < tcs) {
+    std::int64_t g0;
+    base = source_col(tc0, g0) / 16 * 16;
     const int r = tid / 2, h = tid % 2;
-    const std::int64_t row = win.rb * kScaleTileRows + r;
-    std::uint32_t w[4] = {0, 0, 0, 0};
-    if (row < rows) load_row16(s + win.e * matrix_stride + row * row_stride, win.cb0 * kScaleTileCols + 16 * h, cols, w);
+    const std::int64_t row = rb * kScaleTileRows + r;
+    std::uint32_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (row < rows) {
+      load_row16(s + row * row_stride, base + 32 * h, cols, w);
+      load_row16(s + row * row_stride, base + 32 * h + 16, cols, w + 4);
+    }
 #pragma unroll
-    for (int i = 0; i < 4; ++i) stage[r * kWindowWords + 4 * h + i] = w[i];
+    for (int i = 0; i < 8; ++i) stage[r * kKWindowWords + 8 * h + i] = w[i];
   }
   __syncthreads();
-  const int t = tid / 32, rr = tid % 32;
-  const std::int64_t cb = win.cb0 + t;
-  if (cb >= ncb) return;
-  const uint4 o = make_uint4(stage[rr * kWindowWords + t], stage[(rr + 32) * kWindowWords + t],
-                             stage[(rr + 64) * kWindowWords + t], stage[(rr + 96) * kWindowWords + t]);
-  const std::int64_t tile = (win.e * nrb + win.rb) * ncb + cb;
-  *reinterpret_cast<uint4*>(out + tile * kScaleTileBytes + rr * kChunkBytes) = o;
+  const std::int64_t tc = tc0 + t;
+  uint4 o = make_uint4(0, 0, 0, 0);
+  std::int64_t tile = tc * nrb + rb;
+  if (tc < tcs) {
+    std::int64_t g;
+    const std::int64_t col = source_col(tc, g);
+    const std::int64_t c_g = starts[g], ncb_g = (starts[g + 1] - c_g) / kScaleTileCols;
+    tile = c_g / kScaleTileCols * nrb + rb * ncb_g + (tc - c_g / kScaleTileCols);
+    const std::int64_t left = __ldg(offs + g) - col;  // >= 1 columns of the group from col on
+    const std::uint32_t mask = left >= 4 ? 0xFFFFFFFFu : (1u << (8 * left)) - 1u;
+    const int off = int(col - base), k = off / 4;  // off + 4 <= 15 + 28 + 4 < 64
+    const unsigned shift = 8u * unsigned(off % 4);
+    std::uint32_t v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const std::uint32_t* row = stage + (rr + 32 * j) * kKWindowWords;
+      v[j] = __funnelshift_r(row[k], row[k + 1], shift) & mask;
+    }
+    o = make_uint4(v[0], v[1], v[2], v[3]);
+  }
+  const std::int64_t at = tile * kScaleTileBytes + rr * kChunkBytes;
+  if (at + kChunkBytes <= out_bytes) {
+    *reinterpret_cast<uint4*>(out + at) = o;
+  } else if (at < out_bytes) {
+    const std::uint32_t w[4] = {o.x, o.y, o.z, o.w};
+#pragma unroll
+    for (int b = 0; b < 16; ++b)
+      if (at + b < out_bytes) out[at + b] = std::uint8_t(w[b / 4] >> (8 * (b % 4)));
+  }
 }
 
 // blocked: nrb·ncb tiles, 16-byte aligned -> out (rows, cols) row-major.
@@ -379,6 +516,18 @@ void to_blocked_m_groups(ScaleMatrix s, const std::int64_t* offs, std::int64_t g
   check_matrix(s, "scales");
   if (groups < 0) throw std::invalid_argument("offs: negative group count");
   const std::int64_t wp = blocked_cols(s.cols), ncb = wp / kScaleTileCols;
+  // The window kernel where the starts fit in shared memory and the output is 16-byte aligned.
+  const std::int64_t out_bytes = (s.rows + kScaleTileRows * groups) * wp;
+  const std::int64_t windows = (ncb + kWindowTiles - 1) / kWindowTiles;
+  const std::int64_t row_blocks = (s.rows + kScaleTileRows - 1) / kScaleTileRows + groups;  // covers out_bytes
+  if (groups <= kFusedScanGroups && aligned16(out) && windows * row_blocks < 0x7FFFFFFF) {
+    const unsigned blocks = unsigned(windows * row_blocks > 0 ? windows * row_blocks : 1);  // one: the starts
+    to_blocked_m_groups_window_kernel<<<blocks, kThreads, 0, stream>>>(s.data, s.cols, s.row_stride, ncb,
+                                                                       unsigned(windows > 0 ? windows : 1), offs,
+                                                                       groups, out_bytes, out, group_starts);
+    check_launch();
+    return;
+  }
   launch_grouped(MGroupTiles{s.data, s.cols, s.row_stride, ncb, offs, nullptr, groups}, kScaleTileRows,
                  (s.rows + kScaleTileRows * groups) * wp, out, group_starts, stream);
 }
@@ -388,6 +537,18 @@ void to_blocked_k_groups(ScaleMatrix s, const std::int64_t* scale_offs, std::int
   check_matrix(s, "scales");
   if (groups < 0) throw std::invalid_argument("scale_offs: negative group count");
   const std::int64_t np = blocked_rows(s.rows), nrb = np / kScaleTileRows;
+  // The window kernel where the starts fit in shared memory and the output is 16-byte aligned.
+  const std::int64_t out_bytes = np * (s.cols + kScaleTileCols * groups);
+  const std::int64_t windows = ((s.cols + kScaleTileCols * groups + 3) / 4 + kWindowTiles - 1) / kWindowTiles;
+  if (groups <= kFusedScanGroups && aligned16(out) && windows * nrb < 0x7FFFFFFF) {
+    const unsigned blocks = unsigned(windows * nrb > 0 ? windows * nrb : 1);  // one: the starts
+    to_blocked_k_groups_window_kernel<<<blocks, kThreads, 0, stream>>>(s.data, s.rows, s.cols, s.row_stride, nrb,
+                                                                       unsigned(windows > 0 ? windows : 1),
+                                                                       scale_offs, groups, out_bytes, out,
+                                                                       group_starts);
+    check_launch();
+    return;
+  }
   launch_grouped(KGroupTiles{s.data, s.rows, s.row_stride, nrb, scale_offs, nullptr, groups}, kScaleTileCols,
                  np * (s.cols + kScaleTileCols * groups), out, group_starts, stream);
 }
