@@ -103,6 +103,14 @@ inline double copy_gbs(std::size_t bytes, int reps = 50) {
   return 2.0 * double(bytes) / (ms * 1e-3) * 1e-9;
 }
 
+// The write-only rate: cudaMemsetAsync of `bytes` (GB/s of bytes written). A kernel that mostly
+// writes (a gather whose sources sit in L2) is bounded by it rather than by the copy rate.
+inline double write_gbs(std::size_t bytes, int reps = 50) {
+  DeviceBuffer<std::uint8_t> a(bytes);
+  const double ms = median_ms([&] { OCTET_CUDA_CHECK(cudaMemsetAsync(a.get(), 0x3c, bytes)); }, reps);
+  return double(bytes) / (ms * 1e-3) * 1e-9;
+}
+
 struct Row {
   std::string kernel;  // registry name, plus "/variant" when several
   std::string shape;   // "16640x5120 bf16"

@@ -497,6 +497,8 @@ int main() {
   Bench b;
   b.copy = bench::copy_gbs(std::size_t(256) << 20);
   std::printf("copy %.1f GB/s (device-to-device cudaMemcpy of 256 MiB, read + write)\n", b.copy);
+  std::printf("write %.1f GB/s (cudaMemset of 256 MiB: the ceiling of kernels that mostly write, not used for %% copy)\n",
+              bench::write_gbs(std::size_t(256) << 20));
   bench_swizzles(b);
   bench_tokens(b);
   bench_transposes(b);
