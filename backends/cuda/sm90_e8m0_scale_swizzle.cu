@@ -154,15 +154,24 @@ __global__ void __launch_bounds__(kThreads) to_blocked_kernel(Tiles tiles, std::
 // scan is a few hundred bytes of L2 reads, cheaper than a second launch on a kernel of a few us),
 // block 0 also stores the starts for the caller, then each thread writes its chunk.
 constexpr std::int64_t kFusedScanGroups = 1024;  // (G + 1) int64 in shared memory: 8 KB
+
+// The grouped kernels' prologue: the padded starts of the G groups into `starts` (shared memory,
+// kFusedScanGroups + 1 entries), and from block 0 into group_starts for the caller. Every thread
+// of the block calls it; the starts are visible to all of them after it.
+__device__ inline void scan_group_starts(const std::int64_t* offs, std::int64_t groups, std::int64_t alignment,
+                                         std::int64_t* starts, std::int64_t* group_starts) {
+  layout_detail::padded_scan_offs(offs, groups, alignment, starts);
+  __syncthreads();
+  if (blockIdx.x == 0)
+    for (std::int64_t g = threadIdx.x; g <= groups; g += kThreads) group_starts[g] = starts[g];
+}
+
 template <class Tiles>
 __global__ void __launch_bounds__(kThreads) to_blocked_grouped_kernel(Tiles tiles, std::int64_t alignment,
                                                                       std::int64_t out_bytes, std::uint8_t* out,
                                                                       std::int64_t* group_starts) {
   __shared__ std::int64_t starts[kFusedScanGroups + 1];
-  layout_detail::padded_scan_offs(tiles.offs, tiles.groups, alignment, starts);
-  __syncthreads();
-  if (blockIdx.x == 0)
-    for (std::int64_t g = threadIdx.x; g <= tiles.groups; g += kThreads) group_starts[g] = starts[g];
+  scan_group_starts(tiles.offs, tiles.groups, alignment, starts, group_starts);
   tiles.starts = starts;
   blocked_chunk(tiles, out_bytes, out);
 }
@@ -270,10 +279,7 @@ __global__ void __launch_bounds__(kThreads)
                                       std::int64_t* __restrict__ group_starts) {
   __shared__ std::int64_t starts[kFusedScanGroups + 1];
   __shared__ std::uint32_t stage[kScaleTileRows * kWindowWords];
-  layout_detail::padded_scan_offs(offs, groups, kScaleTileRows, starts);
-  __syncthreads();
-  if (blockIdx.x == 0)
-    for (std::int64_t g = threadIdx.x; g <= groups; g += kThreads) group_starts[g] = starts[g];
+  scan_group_starts(offs, groups, kScaleTileRows, starts, group_starts);
   if (ncb == 0) return;
   const std::int64_t ob = blockIdx.x / windows, cb0 = std::int64_t(blockIdx.x % windows) * kWindowTiles;
   const std::int64_t out_row = ob * kScaleTileRows, row_bytes = ncb * kScaleTileBytes;
@@ -306,10 +312,7 @@ __global__ void __launch_bounds__(kThreads)
                                       std::int64_t* __restrict__ group_starts) {
   __shared__ std::int64_t starts[kFusedScanGroups + 1];
   __shared__ std::uint32_t stage[kScaleTileRows * kKWindowWords];
-  layout_detail::padded_scan_offs(offs, groups, kScaleTileCols, starts);
-  __syncthreads();
-  if (blockIdx.x == 0)
-    for (std::int64_t g = threadIdx.x; g <= groups; g += kThreads) group_starts[g] = starts[g];
+  scan_group_starts(offs, groups, kScaleTileCols, starts, group_starts);
   if (out_bytes == 0) return;
   const int tid = threadIdx.x, t = tid / 32, rr = tid % 32;
   const std::int64_t rb = blockIdx.x / windows, tc0 = std::int64_t(blockIdx.x % windows) * kWindowTiles;
