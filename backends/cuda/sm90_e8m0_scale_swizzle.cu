@@ -531,8 +531,8 @@ void to_blocked_m_groups(ScaleMatrix s, const std::int64_t* offs, std::int64_t g
     check_launch();
     return;
   }
-  launch_grouped(MGroupTiles{s.data, s.cols, s.row_stride, ncb, offs, nullptr, groups}, kScaleTileRows,
-                 (s.rows + kScaleTileRows * groups) * wp, out, group_starts, stream);
+  launch_grouped(MGroupTiles{s.data, s.cols, s.row_stride, ncb, offs, nullptr, groups}, kScaleTileRows, out_bytes,
+                 out, group_starts, stream);
 }
 
 void to_blocked_k_groups(ScaleMatrix s, const std::int64_t* scale_offs, std::int64_t groups, std::uint8_t* out,
@@ -542,7 +542,8 @@ void to_blocked_k_groups(ScaleMatrix s, const std::int64_t* scale_offs, std::int
   const std::int64_t np = blocked_rows(s.rows), nrb = np / kScaleTileRows;
   // The window kernel where the starts fit in shared memory and the output is 16-byte aligned.
   const std::int64_t out_bytes = np * (s.cols + kScaleTileCols * groups);
-  const std::int64_t windows = ((s.cols + kScaleTileCols * groups + 3) / 4 + kWindowTiles - 1) / kWindowTiles;
+  const std::int64_t tile_cols = (s.cols + kScaleTileCols * groups + kScaleTileCols - 1) / kScaleTileCols;
+  const std::int64_t windows = (tile_cols + kWindowTiles - 1) / kWindowTiles;
   if (groups <= kFusedScanGroups && aligned16(out) && windows * nrb < 0x7FFFFFFF) {
     const unsigned blocks = unsigned(windows * nrb > 0 ? windows * nrb : 1);  // one: the starts
     to_blocked_k_groups_window_kernel<<<blocks, kThreads, 0, stream>>>(s.data, s.rows, s.cols, s.row_stride, nrb,
@@ -553,7 +554,7 @@ void to_blocked_k_groups(ScaleMatrix s, const std::int64_t* scale_offs, std::int
     return;
   }
   launch_grouped(KGroupTiles{s.data, s.rows, s.row_stride, nrb, scale_offs, nullptr, groups}, kScaleTileCols,
-                 np * (s.cols + kScaleTileCols * groups), out, group_starts, stream);
+                 out_bytes, out, group_starts, stream);
 }
 
 }  // namespace octet::cuda
