@@ -125,6 +125,22 @@ __device__ inline std::uint32_t load_run(const TileSource& s, std::int64_t r) {
   return w;
 }
 
+// The 16-byte chunk v at out + at: one 16-byte store where it lies whole below `limit` on a
+// 16-byte boundary, else its bytes below `limit` one by one (an output that is not 16-byte
+// aligned, or the end of an M-group buffer whose size is not a multiple of 16). kAligned: out +
+// at is known to be 16-byte aligned (the window kernels), no test.
+template <bool kAligned>
+__device__ inline void store_chunk(std::uint8_t* out, std::int64_t at, std::int64_t limit, uint4 v) {
+  if (at + kChunkBytes <= limit && (kAligned || (reinterpret_cast<std::uintptr_t>(out + at) & 15u) == 0)) {
+    *reinterpret_cast<uint4*>(out + at) = v;
+    return;
+  }
+  const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int b = 0; b < 16; ++b)  // unrolled: w stays in registers
+    if (at + b < limit) out[at + b] = std::uint8_t(w[b / 4] >> (8 * (b % 4)));
+}
+
 // The 16-byte output chunk of this thread.
 template <class Tiles>
 __device__ void blocked_chunk(const Tiles& tiles, std::int64_t out_bytes, std::uint8_t* out) {
@@ -135,14 +151,7 @@ __device__ void blocked_chunk(const Tiles& tiles, std::int64_t out_bytes, std::u
   std::uint32_t w[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) w[j] = load_run(src, src.row0 + rr + 32 * j);
-  if (flat + kChunkBytes <= out_bytes && (reinterpret_cast<std::uintptr_t>(out + flat) & 15u) == 0) {
-    *reinterpret_cast<uint4*>(out + flat) = make_uint4(w[0], w[1], w[2], w[3]);
-  } else {  // an output that is not 16-byte aligned, or the last chunk of an M-group buffer whose
-            // size is not a multiple of 16
-#pragma unroll
-    for (int b = 0; b < 16; ++b)  // unrolled: w stays in registers
-      if (flat + b < out_bytes) out[flat + b] = std::uint8_t(w[b / 4] >> (8 * (b % 4)));
-  }
+  store_chunk<false>(out, flat, out_bytes, make_uint4(w[0], w[1], w[2], w[3]));
 }
 
 template <class Tiles>
@@ -244,15 +253,7 @@ __device__ inline void window_to_tiles(const std::uint8_t* src, std::int64_t val
   if (cb >= ncb) return;
   const uint4 o = make_uint4(stage[rr * kWindowWords + t], stage[(rr + 32) * kWindowWords + t],
                              stage[(rr + 64) * kWindowWords + t], stage[(rr + 96) * kWindowWords + t]);
-  const std::int64_t at = cb * kScaleTileBytes + rr * kChunkBytes;
-  if (at + kChunkBytes <= out_len) {
-    *reinterpret_cast<uint4*>(out_row + at) = o;
-    return;
-  }
-  const std::uint32_t w[4] = {o.x, o.y, o.z, o.w};  // the end of an M-group buffer whose size is not a multiple of 16
-#pragma unroll
-  for (int b = 0; b < 16; ++b)
-    if (at + b < out_len) out_row[at + b] = std::uint8_t(w[b / 4] >> (8 * (b % 4)));
+  store_chunk<true>(out_row, cb * kScaleTileBytes + rr * kChunkBytes, out_len, o);
 }
 
 // s: `experts` matrices (rows, cols), matrix_stride bytes apart; out: experts x (hp·wp) bytes,
@@ -357,15 +358,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     o = make_uint4(v[0], v[1], v[2], v[3]);
   }
-  const std::int64_t at = tile * kScaleTileBytes + rr * kChunkBytes;
-  if (at + kChunkBytes <= out_bytes) {
-    *reinterpret_cast<uint4*>(out + at) = o;
-  } else if (at < out_bytes) {
-    const std::uint32_t w[4] = {o.x, o.y, o.z, o.w};
-#pragma unroll
-    for (int b = 0; b < 16; ++b)
-      if (at + b < out_bytes) out[at + b] = std::uint8_t(w[b / 4] >> (8 * (b % 4)));
-  }
+  store_chunk<true>(out, tile * kScaleTileBytes + rr * kChunkBytes, out_bytes, o);
 }
 
 // blocked: nrb·ncb tiles, 16-byte aligned -> out (rows, cols) row-major.
