@@ -143,11 +143,13 @@ inline DeviceInput upload_experts(const golden::FloatInput& w, bool expert_col_m
 
 inline constexpr std::int64_t kTokens = 16640, kHidden = 5120;
 
-// G inclusive group ends over `extent`, random sizes in multiples of 16 (empty groups possible),
-// the last at `extent`.
-inline std::vector<std::int64_t> group_ends(std::int64_t extent, std::int64_t G, std::uint64_t seed) {
+// G inclusive group ends over `extent`, random sizes in multiples of `align` (16 unless given;
+// empty groups possible), the last at `extent`.
+inline std::vector<std::int64_t> group_ends(std::int64_t extent, std::int64_t G, std::uint64_t seed,
+                                            std::int64_t align = 16) {
   std::vector<std::int64_t> ends;
-  for (std::int64_t g = 0; g + 1 < G; ++g) ends.push_back(golden::uniform_int(seed, std::uint64_t(g), extent / 16 + 1) * 16);
+  for (std::int64_t g = 0; g + 1 < G; ++g)
+    ends.push_back(golden::uniform_int(seed, std::uint64_t(g), extent / align + 1) * align);
   std::sort(ends.begin(), ends.end());
   ends.push_back(extent);
   return ends;
@@ -173,7 +175,7 @@ inline std::vector<std::int64_t> weighted_group_ends(std::int64_t total, std::in
 
 // One production-shape case: bf16 input `x` of `shape` (and `offs` when G > 0).
 inline golden::CaseSpec large_case(const std::string& name, std::string_view kernel, Shape shape, golden::Distribution dist,
-                            std::int64_t G, std::int64_t grouped_extent) {
+                            std::int64_t G, std::int64_t grouped_extent, std::int64_t group_align = 16) {
   const std::uint64_t seed = 2026;
   const golden::InputSpec spec{dist, seed};
   golden::CaseSpec c;
@@ -185,7 +187,7 @@ inline golden::CaseSpec large_case(const std::string& name, std::string_view ker
   c.call.attrs.int_arrays["shape"] = shape;
   c.call.inputs.emplace("x", golden::generate_tensor(spec, shape, "bfloat16"));
   if (G > 0) {
-    const std::vector<std::int64_t> ends = group_ends(grouped_extent, G, seed + std::uint64_t(G));
+    const std::vector<std::int64_t> ends = group_ends(grouped_extent, G, seed + std::uint64_t(G), group_align);
     c.call.inputs.emplace("offs", golden::make_tensor("int64", ends));
   }
   return c;

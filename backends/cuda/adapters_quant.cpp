@@ -262,6 +262,17 @@ std::vector<LargeCase> large_quant_cases() {
       add("fp8_per_group_colwise_scales", act, d, G, kTokens);  // groups over the token rows
     }
   }
+  // Per-group colwise with group ends at any row (8-row blocks across groups), NaN, Inf and
+  // 448 * 2^k inputs, and a last column tile of 8 columns: 7 groups (about 590 rows each; those
+  // beyond the stages read twice) and 1200 (about 3 rows each, many empty).
+  for (const std::int64_t G : {7, 1200}) {
+    const Shape shape{4104, 1032};
+    const std::string name = "fp8_per_group_colwise_scales_4104x1032_specials_unaligned_g" + std::to_string(G);
+    out.push_back({name, [=] {
+                     return large_case(name, "fp8_per_group_colwise_scales", shape, Distribution::specials, G,
+                                       shape[0], 1);
+                   }});
+  }
   // Expert weights, one expert at a time for the 2D weight kernel: E=8 5120x8192, E=64 2048x1408.
   add("fp8_blockwise_weight_quant_rhs", {5120, 8192}, Distribution::normal);
   add("fp8_blockwise_weight_quant_rhs", {2048, 1408}, Distribution::outliers);
