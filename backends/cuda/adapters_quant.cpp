@@ -244,11 +244,12 @@ std::vector<LargeCase> large_quant_cases() {
   using golden::Distribution;
   std::vector<LargeCase> out;
   const auto add = [&](std::string_view kernel, Shape shape, Distribution dist, std::int64_t G = 0,
-                       std::int64_t grouped_extent = 0) {
+                       std::int64_t grouped_extent = 0, std::int64_t group_align = 16) {
     std::string name = std::string(kernel) + "_" + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "_" +
                        std::string(golden::name(dist));
+    if (group_align != 16) name += "_unaligned";
     if (G > 0) name += "_g" + std::to_string(G);
-    out.push_back({name, [=] { return large_case(name, kernel, shape, dist, G, grouped_extent); }});
+    out.push_back({name, [=] { return large_case(name, kernel, shape, dist, G, grouped_extent, group_align); }});
   };
   const Shape act{kTokens, kHidden};
   for (const Distribution d : {Distribution::normal, Distribution::outliers}) {
@@ -264,15 +265,9 @@ std::vector<LargeCase> large_quant_cases() {
   }
   // Per-group colwise with group ends at any row (8-row blocks across groups), NaN, Inf and
   // 448 * 2^k inputs, and a last column tile of 8 columns: 7 groups (about 590 rows each; those
-  // beyond the stages read twice) and 1200 (about 3 rows each, many empty).
-  for (const std::int64_t G : {7, 1200}) {
-    const Shape shape{4104, 1032};
-    const std::string name = "fp8_per_group_colwise_scales_4104x1032_specials_unaligned_g" + std::to_string(G);
-    out.push_back({name, [=] {
-                     return large_case(name, "fp8_per_group_colwise_scales", shape, Distribution::specials, G,
-                                       shape[0], 1);
-                   }});
-  }
+  // beyond the stages read twice) and 1200 (about 3 rows each, some empty).
+  for (const std::int64_t G : {7, 1200})
+    add("fp8_per_group_colwise_scales", {4104, 1032}, Distribution::specials, G, 4104, 1);
   // Expert weights, one expert at a time for the 2D weight kernel: E=8 5120x8192, E=64 2048x1408.
   add("fp8_blockwise_weight_quant_rhs", {5120, 8192}, Distribution::normal);
   add("fp8_blockwise_weight_quant_rhs", {2048, 1408}, Distribution::outliers);
