@@ -178,6 +178,15 @@ struct TileMajor : std::false_type {};
 template <class Map>
 struct TileMajor<Map, std::void_t<decltype(Map::kTileMajor)>> : std::bool_constant<Map::kTileMajor> {};
 
+// kAffineColumns: out_offset(row, col + j) = out_offset(row, col) + j * step within a chunk (the
+// column-major maps whose out_offset reads memory, which a code store could alias as far as the
+// compiler knows: one table read per 8-code store otherwise). The kernel then takes two
+// out_offset calls per 8-row block instead of eight.
+template <class Map, class = void>
+struct AffineColumns : std::false_type {};
+template <class Map>
+struct AffineColumns<Map, std::void_t<decltype(Map::kAffineColumns)>> : std::bool_constant<Map::kAffineColumns> {};
+
 // kRowBlockCols (> 0): the map has a second output, 1 x kRowBlockCols blocks along the rows of the
 // same input (mx_quantize_2d: the dim0 codes and scales beside the dim1 ones), quantised from the
 // stages after the column cast of each piece, so the input is read once for both (two launches
@@ -454,6 +463,17 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
           if (full_rows || (row_b + i >= rr.r0 && row_b + i < rr.r1)) store_row8(row_b + i, c0, codes[i]);
         return;
       }
+      // Column jc's first code: out_offset per column, or (kAffineColumns) from the chunk's first
+      // column and the step between columns, both read before any store.
+      std::int64_t out0 = 0, out_step = 0;
+      if constexpr (AffineColumns<Map>::value) {
+        out0 = map.out_offset(row_b, c0);
+        out_step = map.out_offset(row_b, c0 + 1) - out0;
+      }
+      const auto out_of = [&](int jc) {
+        if constexpr (AffineColumns<Map>::value) return q + out0 + jc * out_step;
+        else return q + map.out_offset(row_b, c0 + jc);
+      };
       // Four columns at a time (fewer live registers).
       const auto store_half = [&](auto half) {
         constexpr int kHalf = decltype(half)::value;
@@ -462,7 +482,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
 #pragma unroll
         for (int jh = 0; jh < 4; ++jh) {
           const int jc = 4 * kHalf + jh;
-          std::uint8_t* dst = q + map.out_offset(row_b, c0 + jc);
+          std::uint8_t* dst = out_of(jc);
           if (full_rows && out_vec && reinterpret_cast<std::uintptr_t>(dst) % 8 == 0) {
             *reinterpret_cast<uint2*>(dst) = colv[jh];
             continue;

@@ -23,6 +23,8 @@
 //   seg_begin(s), seg_end(s)        columns [begin, end) of range s (ranges in column order)
 //   segment_of(col)                 the range holding column col (never an empty one)
 //   zero_fill(s)                    codes 0x00 and no scale (columns of no group)
+//   scaled_segments()               the ranges with a scale: 0 .. scaled_segments() - 1 (the
+//                                   zero-fill ranges, if any, come after them)
 //   scale_index(row, s)             where the scale of (row, s) is stored
 //   block_columns()                 the columns of a block when all are equal (else 8)
 //   kMayMix                         whether an 8-column chunk can straddle two ranges
@@ -64,6 +66,7 @@ struct BlockColumns {
   __device__ std::int64_t seg_begin(int s) const { return s * block; }
   __device__ std::int64_t seg_end(int s) const { return (s + 1) * block < len ? (s + 1) * block : len; }
   __device__ bool zero_fill(int) const { return false; }
+  __host__ __device__ int scaled_segments() const { return segments(); }
   __device__ std::int64_t scale_index(std::int64_t row, int s) const { return scale_at(row, s); }
   __host__ __device__ std::int64_t block_columns() const { return block; }
 };
@@ -82,6 +85,7 @@ struct GroupColumns {
   // The first g with offs[g] > col, G when there is none.
   __device__ int segment_of(std::int64_t col) const { return int(layout_detail::upper_bound(offs, G, col)); }
   __device__ bool zero_fill(int g) const { return g == G; }
+  __host__ __device__ int scaled_segments() const { return int(G); }
   __device__ std::int64_t scale_index(std::int64_t row, int g) const { return g * rows + row; }
   __host__ __device__ std::int64_t block_columns() const { return kChunk; }
 };
@@ -159,25 +163,41 @@ struct StreamShape {
   int rows_per_item = 1;
   int cpr = 0;                  // 8-element chunks per row (len / 8)
   int segs = 1;                 // ranges per row
+  int scaled_segs = 1;          // the first ranges of a row that have a scale (the rest zero-fill)
   std::uint32_t stage_bytes = 0;  // rows_per_item * len * sizeof(In), a multiple of 16
   int stages = 2;                 // items in flight per CTA (<= kStreamMaxStages; StreamTuning)
   // Lanes per slot when every slot of a warp's 32 consecutive chunks covers an aligned group of
   // group_lanes lanes (a power of two <= 32: equal blocks of up to 32 chunks, or rows of whole
   // 32-chunk windows); 0 for any other layout (runs found by a segmented scan).
   int group_lanes = 0;
+  // The chunk_run table (run_max's segmented scan): layouts without aligned lane groups that do
+  // not take match.any.
+  bool positional_runs = false;
 };
+
+// chunk_run entry of chunk column cc (rows whose runs are not aligned lane groups, and not found
+// by match.any): the count of whole chunks of its range before it in the row (capped at 31; 0 for
+// a chunk in two ranges), and kRunLast where the next chunk column holds another range or the row
+// ends there.
+inline constexpr std::uint16_t kRunLast = 0x8000;
+inline constexpr std::uint16_t kRunPosMask = 31;
 
 // The maximum of v[] over this lane's run, the neighbouring lanes of the warp with the same slot
 // (runs are contiguous: slots grow with the chunk index). Returns whether this lane holds the run's
 // result: lane 0 of each aligned group, the first lane of each run (kMatchRuns), or the last lane
-// of each run (segmented Hillis-Steele scan, five shuffle steps). Every lane of the warp must call
-// it.
+// of each run (segmented scan). Every lane of the warp must call it.
 // Aligned groups: one redux.sync for the whole warp, else a fixed ladder of xor shuffles under a
 // warp-uniform predicate. The runtime shuffle loop and the integer division of `lane % group_lanes`
 // it replaces were 37% of the rowwise kernel's instructions (ncu, H100: 26 instructions per
 // element); without them the 1x32, 1x128 and rowwise kernels gain 4-10 points of copy bandwidth.
+// Segmented scan: Hillis-Steele, five shuffle steps of the values, a lane taking the value d
+// lanes up where at least d lanes of its run come before it (its chunk_run entry `run`, capped by
+// its lane: runs do not cross rows, so they start in the warp or before it). Finding the runs by
+// shuffling and comparing the slots as well cost 1.5 points of copy at 64 groups (H100, per-group
+// rowwise 16640x5120, four runs each: 84.1 against 82.3-82.6%; rowwise 3D at 64x2048x1408 97.1-97.3
+// against 95.4-95.7%).
 template <bool kMatchRuns, int kValues>
-__device__ __forceinline__ bool run_max(int slot, std::uint32_t (&v)[kValues], int group_lanes) {
+__device__ __forceinline__ bool run_max(int slot, std::uint16_t run, std::uint32_t (&v)[kValues], int group_lanes) {
   constexpr unsigned kAll = 0xFFFFFFFFu;
   const int lane = int(threadIdx.x) % 32;
   if (group_lanes == 32) {
@@ -202,24 +222,24 @@ __device__ __forceinline__ bool run_max(int slot, std::uint32_t (&v)[kValues], i
     for (int k = 0; k < kValues; ++k) v[k] = __reduce_max_sync(peers, v[k]);
     return lane == __ffs(peers) - 1;
   } else {
+    const int pos = min(int(run & kRunPosMask), lane);  // lanes of this run in the warp before this one
 #pragma unroll
     for (int d = 1; d < 32; d *= 2) {
-      const int up_slot = __shfl_up_sync(kAll, slot, d);
 #pragma unroll
       for (int k = 0; k < kValues; ++k) {
         const std::uint32_t up = __shfl_up_sync(kAll, v[k], d);
-        if (lane >= d && up_slot == slot) v[k] = max(v[k], up);
+        if (pos >= d) v[k] = max(v[k], up);
       }
     }
-    const int next_slot = __shfl_down_sync(kAll, slot, 1);
-    return lane == 31 || next_slot != slot;
+    return lane == 31 || (run & kRunLast) != 0;
   }
 }
 
 // The shared memory of one CTA: the stages, then (8-byte aligned) the barriers, the slot arrays
-// (slot = row of the item * segs + range) and the chunk table.
+// (slot = row of the item * segs + range) and the chunk tables (chunk_seg, chunk_run).
 struct StreamLayout {
-  std::uint32_t stages = 0, bars = 0, keys = 0, alls = 0, scales = 0, fast = 0, chunk_seg = 0, total = 0;
+  std::uint32_t stages = 0, bars = 0, keys = 0, alls = 0, scales = 0, fast = 0, chunk_seg = 0, chunk_run = 0;
+  std::uint32_t total = 0;
   __host__ __device__ static std::uint32_t align(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
   __host__ __device__ StreamLayout(int stage_count, std::uint32_t stage_bytes, int slots, int cpr) {
     stages = 0;
@@ -229,7 +249,8 @@ struct StreamLayout {
     scales = align(alls + 4u * std::uint32_t(slots), 16);
     fast = scales + std::uint32_t(sizeof(BlockScale)) * std::uint32_t(slots);
     chunk_seg = align(fast + std::uint32_t(slots), 4);
-    total = align(chunk_seg + 2u * std::uint32_t(cpr), 16);
+    chunk_run = chunk_seg + 2u * std::uint32_t(cpr);
+    total = align(chunk_run + 2u * std::uint32_t(cpr), 16);
   }
 };
 
@@ -298,7 +319,7 @@ __device__ __forceinline__ RawChunk<In> stage_chunk(const unsigned char* stage, 
 // Item i (this CTA's j-th) holds rows [i * rows_per_item, ...): one contiguous run of the input.
 // Per item: wait for its stage; pass 1 reduces each chunk's key into its slot (lanes of a warp
 // with the same slot combine by shuffles first: run_max; one shared atomicMax per slot and warp);
-// barrier; one thread per slot computes block_cast, stores the scale and clears the keys;
+// barrier; one thread per scaled slot computes block_cast, stores the scale and clears the keys;
 // barrier; pass 2 casts each chunk from shared memory and stores its 8 codes. The next item's
 // pass 1 starts without a barrier (it touches only keys, cleared before the second barrier); its
 // first barrier frees the previous stage, which thread 0 then refills `stages` items ahead.
@@ -316,6 +337,7 @@ __global__ void __launch_bounds__(kStreamThreads)
   BlockScale* slot_scale = reinterpret_cast<BlockScale*>(smem + lay.scales);
   std::uint8_t* slot_fast = smem + lay.fast;
   std::uint16_t* chunk_seg = reinterpret_cast<std::uint16_t*>(smem + lay.chunk_seg);
+  std::uint16_t* chunk_run = reinterpret_cast<std::uint16_t*>(smem + lay.chunk_run);
   const int tid = int(threadIdx.x);
   const std::int64_t row_elems = map.len;
   const std::int64_t item_elems = std::int64_t(shape.rows_per_item) * row_elems;
@@ -341,6 +363,19 @@ __global__ void __launch_bounds__(kStreamThreads)
     chunk_seg[cc] = s0 == s1 ? std::uint16_t(s0) : kMixedChunk;
   }
   __syncthreads();
+  if (shape.positional_runs) {
+    for (int cc = tid; cc < shape.cpr; cc += kStreamThreads) {
+      const std::uint16_t seg = chunk_seg[cc];
+      if (Map::kMayMix && seg == kMixedChunk) {
+        chunk_run[cc] = kRunLast;  // a run of its own (no slot: reduce_mixed_chunk)
+        continue;
+      }
+      const std::int64_t first = (map.seg_begin(seg) + kChunk - 1) / kChunk;  // the range's first whole chunk
+      const bool last = cc + 1 == shape.cpr || chunk_seg[cc + 1] != seg;
+      chunk_run[cc] = std::uint16_t(min(std::int64_t(cc) - first, std::int64_t(kRunPosMask))) | (last ? kRunLast : 0);
+    }
+    __syncthreads();
+  }
   if (tid == 0)
     for (int j = 0; j < S; ++j) issue(j);
 
@@ -384,7 +419,8 @@ __global__ void __launch_bounds__(kStreamThreads)
         std::uint32_t v[kDrop ? 2 : 1];
         v[0] = key;
         if constexpr (kDrop) v[1] = all;
-        if (run_max<kMatchRuns>(slot, v, shape.group_lanes) && slot >= 0) {
+        const std::uint16_t run = shape.positional_runs ? chunk_run[cc] : 0;
+        if (run_max<kMatchRuns>(slot, run, v, shape.group_lanes) && slot >= 0) {
           atomicMax(keys + slot, v[0]);
           if constexpr (kDrop) atomicMax(alls + slot, v[1]);
         }
@@ -402,13 +438,15 @@ __global__ void __launch_bounds__(kStreamThreads)
     // The stage of item j - 1 is free (every thread has cast it): refill it `stages` items ahead.
     if (tid == 0 && j > 0) issue(j - 1 + S);
 
-    // The casts, one thread per slot; the keys cleared for the next item.
-    for (int slot = tid; slot < nrows * shape.segs; slot += kStreamThreads) {
-      const int row = slot / shape.segs, s = slot - row * shape.segs;
+    // The casts, one thread per scaled slot; their keys cleared for the next item. The keys of
+    // zero-fill slots are never read. (Per-group rows at 128 groups: 2 rows x 128 scaled slots, one
+    // round of 256 threads; with the zero-fill slots, 258 slots took two rounds. H100, three runs
+    // each: 79.1-79.4% of copy against 76.2-76.4%.)
+    for (int i = tid; i < nrows * shape.scaled_segs; i += kStreamThreads) {
+      const int row = i / shape.scaled_segs, s = i - row * shape.scaled_segs, slot = row * shape.segs + s;
       const std::uint32_t key = keys[slot], all = drop_nan ? alls[slot] : key;
       keys[slot] = 0u;
       alls[slot] = 0u;
-      if (map.zero_fill(s)) continue;
       const BlockCast bc = block_cast<P>(r, bounds, key, all);
       store_scale(scales, map.scale_index(row0 + row, s), scale_bytes, bc.scale.stored);
       slot_scale[slot] = bc.scale;
@@ -573,6 +611,7 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   shape.items = (map.rows + rpi - 1) / rpi;
   shape.cpr = int(map.len / kChunk);
   shape.segs = segs;
+  shape.scaled_segs = map.scaled_segments();
   shape.stage_bytes = std::uint32_t(rpi * row_bytes);
   shape.stages = tuning.stages;
   if constexpr (!Map::kMayMix) {
@@ -582,16 +621,18 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
     if (shape.cpr % bc == 0 && bc < 32 && (bc & (bc - 1)) == 0) shape.group_lanes = int(bc);
   }
   // match.any.sync + redux.sync for per-group rows (ranges at any column) with ranges of 32 chunks
-  // or more on average. H100, one machine, % of copy, match against the segmented scan: per-group
-  // rowwise 16640x5120 bf16 at 1 / 16 groups 87.2 / 83.6 against 83.0 / 81.0, at 64 / 128 groups
-  // 71.5 / 60.2 against 77.8 / 70.8 (several slots per warp); rowwise 3D at 64x2048x1408 (rows of
-  // 176 chunks, one range each) 89.0 against 92.6. OCTET_CUDA_STREAM_RUNS = match | scan forces
-  // either for per-group rows (tuning sweeps; the bytes are the same).
+  // or more on average. H100, one machine, % of copy, match against the segmented scan (which then
+  // shuffled the slots as well): per-group rowwise 16640x5120 bf16 at 1 / 16 groups 87.2 / 83.6
+  // against 83.0 / 81.0, at 64 / 128 groups 71.5 / 60.2 against 77.8 / 70.8 (several slots per
+  // warp); rowwise 3D at 64x2048x1408 (rows of 176 chunks, one range each) 89.0 against 92.6.
+  // OCTET_CUDA_STREAM_RUNS = match | scan forces either for per-group rows (tuning sweeps; the
+  // bytes are the same).
   static const int forced_runs = [] {
     const char* v = std::getenv("OCTET_CUDA_STREAM_RUNS");
     return v == nullptr ? 0 : std::string(v) == "match" ? 1 : std::string(v) == "scan" ? 2 : 0;
   }();
   const bool match_runs = forced_runs != 0 ? forced_runs == 1 : std::int64_t(segs) * 32 <= shape.cpr;
+  shape.positional_runs = shape.group_lanes == 0 && !(Map::kMayMix && match_runs);  // run_max's scan
   const RecipeCore core = make_core(r);
   const CastBounds bounds = cast_bounds(r);
   const CastPath path = cast_path(r, d);
