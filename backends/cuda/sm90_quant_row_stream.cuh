@@ -192,10 +192,13 @@ inline constexpr std::uint16_t kRunPosMask = 31;
 // element); without them the 1x32, 1x128 and rowwise kernels gain 4-10 points of copy bandwidth.
 // Segmented scan: Hillis-Steele, five shuffle steps of the values, a lane taking the value d
 // lanes up where at least d lanes of its run come before it (its chunk_run entry `run`, capped by
-// its lane: runs do not cross rows, so they start in the warp or before it). Finding the runs by
-// shuffling and comparing the slots as well cost 1.5 points of copy at 64 groups (H100, per-group
-// rowwise 16640x5120, four runs each: 84.1 against 82.3-82.6%; rowwise 3D at 64x2048x1408 97.1-97.3
-// against 95.4-95.7%).
+// its lane: runs do not cross rows, so they start in the warp or before it). It replaces a scan
+// that shuffled and compared the slots at every step as well. H100, per-group rowwise 16640x5120
+// at 64 groups, four runs each: 84.1% of copy against 82.3-82.6% in one binary with a switch;
+// rowwise 3D at 64x2048x1408 97.1-97.3 against 95.4-95.7. Against the previous commit's binary
+// (both kernels recompiled) it read 81.2-81.4 against 81.8-82.2 and 94.7-94.8 against 95.8-96.0,
+// while rows that take neither scan moved by -3 to +4 points (code generation; docs/gpu-notes.md,
+// 2026-11-27).
 template <bool kMatchRuns, int kValues>
 __device__ __forceinline__ bool run_max(int slot, std::uint16_t run, std::uint32_t (&v)[kValues], int group_lanes) {
   constexpr unsigned kAll = 0xFFFFFFFFu;
