@@ -170,9 +170,6 @@ struct StreamShape {
   // group_lanes lanes (a power of two <= 32: equal blocks of up to 32 chunks, or rows of whole
   // 32-chunk windows); 0 for any other layout (runs found by a segmented scan).
   int group_lanes = 0;
-  // The chunk_run table (run_max's segmented scan): layouts without aligned lane groups that do
-  // not take match.any.
-  bool positional_runs = false;
 };
 
 // chunk_run entry of chunk column cc (rows whose runs are not aligned lane groups, and not found
@@ -366,7 +363,9 @@ __global__ void __launch_bounds__(kStreamThreads)
     chunk_seg[cc] = s0 == s1 ? std::uint16_t(s0) : kMixedChunk;
   }
   __syncthreads();
-  if (shape.positional_runs) {
+  // The chunk_run table of run_max's segmented scan (no aligned lane groups, no match.any).
+  const bool scan_runs = !kMatchRuns && shape.group_lanes == 0;
+  if (scan_runs) {
     for (int cc = tid; cc < shape.cpr; cc += kStreamThreads) {
       const std::uint16_t seg = chunk_seg[cc];
       if (Map::kMayMix && seg == kMixedChunk) {
@@ -422,7 +421,7 @@ __global__ void __launch_bounds__(kStreamThreads)
         std::uint32_t v[kDrop ? 2 : 1];
         v[0] = key;
         if constexpr (kDrop) v[1] = all;
-        const std::uint16_t run = shape.positional_runs ? chunk_run[cc] : 0;
+        const std::uint16_t run = scan_runs ? chunk_run[cc] : 0;
         if (run_max<kMatchRuns>(slot, run, v, shape.group_lanes) && slot >= 0) {
           atomicMax(keys + slot, v[0]);
           if constexpr (kDrop) atomicMax(alls + slot, v[1]);
@@ -635,7 +634,6 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
     return v == nullptr ? 0 : std::string(v) == "match" ? 1 : std::string(v) == "scan" ? 2 : 0;
   }();
   const bool match_runs = forced_runs != 0 ? forced_runs == 1 : std::int64_t(segs) * 32 <= shape.cpr;
-  shape.positional_runs = shape.group_lanes == 0 && !(Map::kMayMix && match_runs);  // run_max's scan
   const RecipeCore core = make_core(r);
   const CastBounds bounds = cast_bounds(r);
   const CastPath path = cast_path(r, d);
