@@ -25,13 +25,15 @@
 //           columns, the CTA copying whole row pieces into shared memory by cp.async into two
 //           ~32 KB stages; fixed-recipe scale code for torchao_blockwise. column_tiles_kernel where it
 //           does not apply (unaligned input, K % 8 != 0).
-//           token-group rhs / transposed lhs / DeepGEMM k-grouped: a one-CTA kernel lists the
-//           groups' 128-row blocks (a scan of ceil(size/128) over offs) in a device table, then
-//           the same kernels run one range per table entry (the table is sized for the worst
-//           case; unused entries are empty items); whole 8-row blocks without per-row tests
-//           (kWholeBlockPaths; token groups: more than one group), token-group items in
-//           tile-major order (kTileMajor); the table kernel is a programmatic dependent launch
-//           (sm90_pdl.cuh), and so is the k-grouped stream kernel after it (kProgrammaticLaunch).
+//           token-group rhs / transposed lhs / DeepGEMM k-grouped: the same kernels, one range
+//           per entry of the list of the groups' 128-row blocks (a scan of ceil(size/128) over
+//           offs; sized for the worst case, unused entries are empty items). Up to 256 groups
+//           (k-grouped: and 131072 rows) every CTA of column_stream_kernel builds what it needs of
+//           the list in its shared memory; beyond, a one-CTA kernel writes the list to a device
+//           table first (a programmatic dependent launch, sm90_pdl.cuh, and so is the k-grouped
+//           stream kernel after it). Whole 8-row blocks
+//           without per-row tests (kWholeBlockPaths; token groups: more than one group),
+//           token-group items in tile-major order (kTileMajor).
 //           weight rhs, grouped rhs (per-expert column-major input read as (E*N, K) row-major):
 //           the same kernels over 128x128 tiles, one amax per tile. These read each element once
 //           and write the codes column-major, 8 rows of a column per store (8x8 byte transposes
@@ -109,13 +111,78 @@ struct WeightMap {
 
 // ---------------------------------------------------------------------------------------------
 // Token groups: the 128-row blocks of every group, in group order (block b of the whole list owns
-// scale row b). The host cannot know their count without reading offs, so the table has room for
-// the worst case, ceil(M/128) + G entries (each group adds at most one partial block); entries
-// past the last block are empty (r0 == r1) and become empty column-tile items.
+// scale row b): group g's blocks are entries first(g) .. first(g + 1) - 1 of the list, first(g) the
+// sum of ceil(size / 128) over the groups before it, and its block k covers rows
+// [begin + 128k, min(begin + 128k + 128, end)). The host cannot know the list's length without
+// reading offs, so the maps have ranges for the worst case, ceil(M/128) + G entries (each group
+// adds at most one partial block); entries past the last block are empty (r0 == r1) and become
+// empty column-tile items.
 
 struct GroupBlock {
   std::int64_t r0 = 0, r1 = 0;                    // rows of the block; r0 == r1: no block
   std::int64_t group_begin = 0, group_end = 0;    // rows of its group
+};
+
+std::int64_t group_block_capacity(std::int64_t M, std::int64_t G) { return (M + kBlock - 1) / kBlock + G; }
+
+// Where the token-group map finds the list. SharedGroupBlocks (at most kSharedGroups groups): each
+// CTA of the stream kernel loads offs into its shared memory, scans the block counts and finds
+// entry i by a binary search over first(g); nothing runs before the stream kernel.
+// TableGroupBlocks (any G): the list in a device table that group_blocks_kernel writes first, in a
+// workspace of its own (the k-grouped map's KGroupedTable reads the same table). What the table
+// costs: H100, one binary, three runs each, % of copy at 1 / 16 / 64 / 128 groups with the table's
+// kernel and allocation left out of the timed launches (the table kept from an earlier call):
+// token-grouped rhs 88.2-89.0 / 85.3-86.0 /
+// 86.2-86.8 / 69.7-70.1 against 83.1-83.3 / 81.4-81.8 / 82.9-83.3 / 67.5-68.0, k-grouped
+// 85.8-86.3 / 88.3-88.9 / 87.6-87.9 / 84.9-85.5 against 81.7-82.0 / 85.2-85.5 / 84.2-84.8 /
+// 81.9-82.6.
+inline constexpr int kSharedGroups = quant::kStreamThreads;  // one group per thread in load_shared
+
+struct SharedGroupBlocks {
+  struct Storage {
+    std::int64_t ends[kSharedGroups];
+    std::int32_t first[kSharedGroups + 1];  // first[G]: the list's length (< 2^31: the kernel's items are)
+    std::int32_t warp_blocks[quant::kStreamThreads / 32];
+  };
+  static constexpr std::uint32_t kSharedBytes = sizeof(Storage);
+  const std::int64_t* offs;
+  int G;  // <= kSharedGroups
+
+  __device__ static Storage& storage() { return *reinterpret_cast<Storage*>(quant::map_shared()); }
+  // Thread tid takes group tid: its end, its block count, and an exclusive scan of the counts
+  // (warp shuffles, then the warps' sums). Every thread of the CTA calls it; a barrier follows.
+  __device__ void load_shared(int tid) const {
+    Storage& s = storage();
+    const std::int64_t end = tid < G ? offs[tid] : 0;
+    const std::int64_t begin = tid > 0 && tid < G ? offs[tid - 1] : 0;
+    const int count = int((end - begin + kBlock - 1) / kBlock);
+    const int lane = tid % 32, warp = tid / 32;
+    int incl = count;
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+      const int v = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += v;
+    }
+    if (lane == 31) s.warp_blocks[warp] = incl;
+    if (tid < G) s.ends[tid] = end;
+    __syncthreads();
+    int before = 0;
+    for (int w = 0; w < warp; ++w) before += s.warp_blocks[w];
+    const int excl = before + incl - count;
+    if (tid < G) s.first[tid] = excl;
+    if (tid == (G > 0 ? G - 1 : 0)) s.first[G] = excl + count;
+  }
+  __device__ GroupBlock block(std::int64_t i) const {
+    const Storage& s = storage();
+    if (i >= s.first[G]) return {};
+    int g = 0;  // the last group with first(g) <= i (first(0) = 0): the one holding entry i
+#pragma unroll
+    for (int step = kSharedGroups / 2; step > 0; step /= 2)
+      if (g + step < G && s.first[g + step] <= i) g += step;
+    const std::int64_t begin = g == 0 ? 0 : s.ends[g - 1], end = s.ends[g];
+    const std::int64_t r0 = begin + (i - s.first[g]) * kBlock;
+    return {r0, min64(r0 + kBlock, end), begin, end};
+  }
 };
 
 constexpr int kScanThreads = 256;
@@ -156,7 +223,7 @@ __global__ void __launch_bounds__(kScanThreads)
 class GroupBlockTable {
  public:
   GroupBlockTable(const std::int64_t* offs, std::int64_t G, std::int64_t M, cudaStream_t stream)
-      : capacity_((M + kBlock - 1) / kBlock + G), stream_(stream) {
+      : capacity_(group_block_capacity(M, G)), stream_(stream) {
     if (capacity_ == 0) return;
     OCTET_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&blocks_), std::size_t(capacity_) * sizeof(GroupBlock),
                                      stream));
@@ -168,7 +235,6 @@ class GroupBlockTable {
   GroupBlockTable(const GroupBlockTable&) = delete;
   GroupBlockTable& operator=(const GroupBlockTable&) = delete;
   const GroupBlock* blocks() const { return blocks_; }
-  std::int64_t capacity() const { return capacity_; }
 
  private:
   std::int64_t capacity_;
@@ -176,56 +242,122 @@ class GroupBlockTable {
   GroupBlock* blocks_ = nullptr;
 };
 
+struct TableGroupBlocks {
+  static constexpr std::uint32_t kSharedBytes = 0;
+  const GroupBlock* table;  // capacity entries
+  __device__ GroupBlock block(std::int64_t i) const { return table[i]; }
+};
+
 __device__ __forceinline__ quant::RowRange block_range(const GroupBlock& b) {
   if (b.r0 == b.r1) return {0, 0, true, false};  // no block: nothing to read, write or scale
   return {b.r0, b.r1, false, true};
 }
 
-// Token-group rhs (and transposed lhs, the same bytes): ranges 0 .. capacity-1 are the table's
+// Token-group rhs (and transposed lhs, the same bytes): ranges 0 .. capacity-1 are the list's
 // blocks, range `capacity` the rows past offs[-1] (codes 0x00, no scale). Scale (block b, d) at
 // b*D + d; codes (m, d) at d*M + m. column_stream_kernel's traits: items tile-major; the paths
 // without per-row tests (kWhole) where groups end inside blocks, not for one group, whose blocks
 // are all whole 128-row blocks but the last (H100, one group: 76% of copy with them, 80% without).
-template <bool kWhole>
+template <bool kWhole, class Blocks>
 struct TokenGroupMap {
   static constexpr bool kWholeBlockPaths = kWhole;
   static constexpr bool kTileMajor = true;
-  // Not kProgrammaticLaunch: H100, one binary, three runs each, % of copy at 1 / 16 / 64 / 128
-  // groups: 83.8-84.0 / 83.2-83.5 / 83.2-83.9 / 65.0-65.1 with it, 83.1-83.4 / 82.7-83.1 /
-  // 81.9-82.6 / 67.1-67.5 without.
+  static constexpr std::uint32_t kSharedBytes = Blocks::kSharedBytes;
+  // Not kProgrammaticLaunch after the table's kernel: H100, one binary, three runs each, % of copy
+  // at 1 / 16 / 64 / 128 groups: 83.8-84.0 / 83.2-83.5 / 83.2-83.9 / 65.0-65.1 with it,
+  // 83.1-83.4 / 82.7-83.1 / 81.9-82.6 / 67.1-67.5 without.
   std::int64_t M, D, G, capacity;
   const std::int64_t* offs;
-  const GroupBlock* blocks;
+  Blocks blocks;
+  __device__ void load_shared(int tid) const { blocks.load_shared(tid); }
   __device__ quant::RowRange range(std::int64_t i) const {
     if (i == capacity) return {G > 0 ? offs[G - 1] : 0, M, true, false};
-    return block_range(blocks[i]);
+    return block_range(blocks.block(i));
   }
   __device__ std::int64_t scale_index(std::int64_t b, std::int64_t d) const { return b * D + d; }
   __device__ std::int64_t out_offset(std::int64_t m, std::int64_t d) const { return d * M + m; }
 };
 
-// DeepGEMM k-grouped: every group a multiple of 128 rows, so block b is rows [128b, 128b + 128)
-// and table entry m/128 names the group of row m. Codes (m, d) of group [s, e) at
+// DeepGEMM k-grouped: every group a multiple of 128 rows (the caller's contract), so list entry b
+// is rows [128b, 128b + 128) and names the group of those rows. Codes (m, d) of group [s, e) at
 // s*D + d*(e - s) + (m - s); scale (d, b) at d*(offs[-1]/128) + b. Rows past offs[-1] are not
-// written (the output holds offs[-1]*D codes).
+// written (the output holds offs[-1]*D codes). The group of a row comes from Rows:
+// KGroupedTable (the list's table) or KGroupedShared (a group per 128-row block in shared memory).
+struct GroupRows {
+  std::int64_t begin, end;
+};
+
+struct KGroupedTable {
+  static constexpr std::uint32_t kSharedBytes = 0;
+  const GroupBlock* table;
+  __device__ quant::RowRange range(std::int64_t i) const { return block_range(table[i]); }
+  __device__ GroupRows group(std::int64_t m) const {
+    const GroupBlock& b = table[m / kBlock];
+    return {b.group_begin, b.group_end};
+  }
+};
+
+// At most kSharedGroups groups and kSharedRowBlocks 128-row blocks: the group ends and the group of
+// every block, written while the stream kernel's first copies are in flight (ranges need offs[-1]
+// only). Two shared-memory reads give a row's group. H100, one binary, two runs each, % of copy at
+// 1 / 16 / 64 / 128 groups: 85.3-85.5 / 85.0-85.4 / 84.7-84.8 / 82.3 against 81.7-82.0 /
+// 85.2-85.5 / 84.4-84.8 / 82.5-82.6 with the table; 85.7-85.9 / 84.7-85.0 / 83.6-83.7 / 81.7-82.3
+// launched as a programmatic dependent launch.
+inline constexpr std::int64_t kSharedRowBlocks = 1024;
+
+struct KGroupedShared {
+  struct Storage {
+    std::int64_t ends[kSharedGroups];
+    std::uint8_t group_of_block[kSharedRowBlocks];  // kSharedGroups <= 256
+  };
+  static_assert(kSharedGroups <= 256, "a group index per byte");
+  static constexpr std::uint32_t kSharedBytes = sizeof(Storage);
+  const std::int64_t* offs;
+  int G;  // 1 .. kSharedGroups
+  __device__ static Storage& storage() { return *reinterpret_cast<Storage*>(quant::map_shared()); }
+  // Thread g writes group g's end and the group index of its blocks.
+  __device__ void load_shared(int tid) const {
+    if (tid >= G) return;
+    Storage& s = storage();
+    const std::int64_t begin = tid > 0 ? offs[tid - 1] : 0, end = offs[tid];
+    s.ends[tid] = end;
+    for (std::int64_t b = begin / kBlock; b < end / kBlock && b < kSharedRowBlocks; ++b)
+      s.group_of_block[b] = std::uint8_t(tid);
+  }
+  __device__ quant::RowRange range(std::int64_t i) const {
+    const std::int64_t r0 = i * kBlock;
+    if (r0 >= offs[G - 1]) return {0, 0, true, false};  // past the last group: no block
+    return {r0, r0 + kBlock, false, true};
+  }
+  __device__ GroupRows group(std::int64_t m) const {
+    const Storage& s = storage();
+    const int g = s.group_of_block[m / kBlock];
+    return {g == 0 ? 0 : s.ends[g - 1], s.ends[g]};
+  }
+};
+
+template <class Rows>
 struct KGroupedMap {
   static constexpr bool kWholeBlockPaths = true;     // column_stream_kernel's traits
-  // out_offset reads the block table: two reads per 8-row block instead of eight. H100, one
-  // binary, two runs each, % of copy at 1 / 16 / 64 / 128 groups: 82.2-82.6 / 86.1-86.2 / 84.9 /
-  // 82.5-82.9 with it, 80.8-81.4 / 85.0-85.3 / 83.9-84.4 / 82.2-82.4 without.
+  // out_offset reads the group: two reads per 8-row block instead of eight. H100, one binary, two
+  // runs each, % of copy at 1 / 16 / 64 / 128 groups (the table in global memory): 82.2-82.6 /
+  // 86.1-86.2 / 84.9 / 82.5-82.9 with it, 80.8-81.4 / 85.0-85.3 / 83.9-84.4 / 82.2-82.4 without.
   static constexpr bool kAffineColumns = true;
   // After group_blocks_kernel. H100, one binary, three runs each, % of copy at 1 / 16 / 64 / 128
   // groups: 80.4-81.0 / 84.6-85.0 / 83.5-84.2 / 81.6-81.9 with it, 79.9-80.6 / 84.2-84.5 /
   // 82.9-83.1 / 80.9-81.3 without.
-  static constexpr bool kProgrammaticLaunch = true;
+  static constexpr bool kProgrammaticLaunch = Rows::kSharedBytes == 0;
+  static constexpr std::uint32_t kSharedBytes = Rows::kSharedBytes;
+  static constexpr bool kSharedRanges = false;
   std::int64_t D, G;
   const std::int64_t* offs;
-  const GroupBlock* blocks;
-  __device__ quant::RowRange range(std::int64_t i) const { return block_range(blocks[i]); }
+  Rows rows;
+  __device__ void load_shared(int tid) const { rows.load_shared(tid); }
+  __device__ quant::RowRange range(std::int64_t i) const { return rows.range(i); }
   __device__ std::int64_t scale_index(std::int64_t b, std::int64_t d) const { return d * (offs[G - 1] / kBlock) + b; }
   __device__ std::int64_t out_offset(std::int64_t m, std::int64_t d) const {
-    const GroupBlock& b = blocks[m / kBlock];
-    return b.group_begin * D + d * (b.group_end - b.group_begin) + (m - b.group_begin);
+    const GroupRows g = rows.group(m);
+    return g.begin * D + d * (g.end - g.begin) + (m - g.begin);
   }
 };
 
@@ -512,15 +644,29 @@ void fp8_blockwise_act_quant_rhs_grouped(SourceType src, const void* x, std::int
                                          std::uint32_t* scales, cudaStream_t stream) {
   require_shape(M, D, "x_m_d");
   require_groups(G, offs);
+  const std::int64_t capacity = group_block_capacity(M, G);
+  const auto map_of = [&](auto blocks, auto whole) {
+    return TokenGroupMap<decltype(whole)::value, decltype(blocks)>{M, D, G, capacity, offs, blocks};
+  };
+  const auto stream_over = [&](auto map) {
+    return quant::launch_column_stream<128, 1, TorchaoBlockwiseCore>(src, x, D, q, scales, false, M % 8 == 0, r, map,
+                                                                      capacity + 1, stream);
+  };
+  if (G <= kSharedGroups) {
+    const SharedGroupBlocks blocks{offs, int(G)};
+    if (G > 1 ? stream_over(map_of(blocks, std::true_type{})) : stream_over(map_of(blocks, std::false_type{})))
+      return;
+  }
   const GroupBlockTable table(offs, G, M, stream);
   const auto launch = [&](auto map) {
-    quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(
-        src, x, D, q, scales, false, M % 8 == 0, r, map, table.capacity() + 1, stream);
+    quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(src, x, D, q, scales, false, M % 8 == 0, r, map,
+                                                                       capacity + 1, stream);
   };
+  const TableGroupBlocks blocks{table.blocks()};
   if (G > 1)
-    launch(TokenGroupMap<true>{M, D, G, table.capacity(), offs, table.blocks()});
+    launch(map_of(blocks, std::true_type{}));
   else
-    launch(TokenGroupMap<false>{M, D, G, table.capacity(), offs, table.blocks()});
+    launch(map_of(blocks, std::false_type{}));
 }
 
 void fp8_blockwise_act_quant_transposed_lhs_grouped(SourceType src, const void* x, std::int64_t M, std::int64_t D,
@@ -535,10 +681,16 @@ void fp8_blockwise_act_quant_k_grouped_deepgemm(SourceType src, const void* x, s
   require_shape(M, D, "x_m_d");
   require_groups(G, offs);
   if (G == 0) return;  // offs[-1] = 0: no codes, no scales
+  const std::int64_t capacity = group_block_capacity(M, G);
+  if (G <= kSharedGroups && (M + kBlock - 1) / kBlock <= kSharedRowBlocks &&
+      quant::launch_column_stream<128, 1, TorchaoBlockwiseCore>(
+          src, x, D, q, scales, false, true, r, KGroupedMap<KGroupedShared>{D, G, offs, {offs, int(G)}}, capacity,
+          stream))
+    return;
   const GroupBlockTable table(offs, G, M, stream);
-  const KGroupedMap map{D, G, offs, table.blocks()};
-  quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(
-      src, x, D, q, scales, false, true, r, map, table.capacity(), stream);
+  const KGroupedMap<KGroupedTable> map{D, G, offs, {table.blocks()}};
+  quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(src, x, D, q, scales, false, true, r, map, capacity,
+                                                                     stream);
 }
 
 void fp8_blockwise_weight_quant_transposed_rhs(SourceType src, const void* x, std::int64_t M, std::int64_t N,

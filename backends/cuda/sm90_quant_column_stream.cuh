@@ -80,10 +80,13 @@ struct ColumnStreamShape {
 // against 81% for the plain rhs of the same blocks).
 inline constexpr int kColumnRangeCache = 64;
 
+// The map's own region (MapSharedBytes) comes first, at offset 0, where map_shared() finds it.
 struct ColumnStreamLayout {
-  std::uint32_t keys = 0, alls = 0, scales = 0, fast = 0, ranges = 0, total = 0;
-  __host__ __device__ ColumnStreamLayout(int stage_count, std::uint32_t stage_bytes, int tile_cols) {
-    keys = StreamLayout::align(std::uint32_t(stage_count) * stage_bytes, 16);
+  std::uint32_t stages = 0, keys = 0, alls = 0, scales = 0, fast = 0, ranges = 0, total = 0;
+  __host__ __device__ ColumnStreamLayout(int stage_count, std::uint32_t stage_bytes, int tile_cols,
+                                         std::uint32_t map_bytes) {
+    stages = StreamLayout::align(map_bytes, 128);
+    keys = StreamLayout::align(stages + std::uint32_t(stage_count) * stage_bytes, 16);
     alls = keys + 4u * std::uint32_t(tile_cols);
     scales = StreamLayout::align(alls + 4u * std::uint32_t(tile_cols), 16);
     fast = scales + std::uint32_t(sizeof(BlockScale)) * std::uint32_t(tile_cols);
@@ -248,6 +251,29 @@ struct MergedRanges {
   __device__ RowBlockOut row_blocks() const { return inner.row_blocks(); }  // kRowBlockCols > 0 only
 };
 
+// kSharedBytes (> 0): the map keeps per-CTA state in shared memory, the first kSharedBytes of the
+// kernel's dynamic shared memory (map_shared()), which map.load_shared(tid) fills (every thread
+// calls it, then a CTA barrier); such maps run on this kernel only. The token- and k-grouped maps
+// hold their groups' blocks there instead of a table in global memory that a kernel of its own
+// would write first (H100: that kernel and its workspace cost 4-6 us of a 100 us launch).
+// kSharedRanges (default true): range() reads that state, so it is loaded before the first range;
+// otherwise only scale_index / out_offset do, and it is loaded while the first copies are in flight.
+template <class Map, class = void>
+struct MapSharedBytes : std::integral_constant<std::uint32_t, 0> {};
+template <class Map>
+struct MapSharedBytes<Map, std::void_t<decltype(Map::kSharedBytes)>>
+    : std::integral_constant<std::uint32_t, Map::kSharedBytes> {};
+template <class Map, class = void>
+struct SharedRanges : std::true_type {};
+template <class Map>
+struct SharedRanges<Map, std::void_t<decltype(Map::kSharedRanges)>> : std::bool_constant<Map::kSharedRanges> {};
+
+// The map's region of the dynamic shared memory (every extern __shared__ array starts at its base).
+__device__ __forceinline__ unsigned char* map_shared() {
+  extern __shared__ __align__(128) unsigned char map_smem[];
+  return map_smem;
+}
+
 // Two CTAs per SM (at most 128 registers per thread), each with `stages` (3) ~32 KB stages.
 template <class In, CastPath P, class R, int kTileCols, int kAmaxCols, KeyMode kMode, class Map>
 __global__ void __launch_bounds__(kStreamThreads, 2)
@@ -279,7 +305,8 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   extern __shared__ __align__(128) unsigned char smem[];
   pdl_wait();  // (ProgrammaticLaunch) the map's table is written
   const int S = shape.stages;
-  const ColumnStreamLayout lay(S, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>);  // as the host's
+  const ColumnStreamLayout lay(S, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>,
+                               MapSharedBytes<Map>::value);  // as the host's
   std::uint32_t* skeys = reinterpret_cast<std::uint32_t*>(smem + lay.keys);
   std::uint32_t* salls = reinterpret_cast<std::uint32_t*>(smem + lay.alls);
   BlockScale* sscale = reinterpret_cast<BlockScale*>(smem + lay.scales);
@@ -307,6 +334,10 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     else return shape.order_div.div(item);
   };
   RowRange* sranges = reinterpret_cast<RowRange*>(smem + lay.ranges);
+  if constexpr (MapSharedBytes<Map>::value > 0 && SharedRanges<Map>::value) {
+    map.load_shared(tid);
+    __syncthreads();
+  }
   for (int j = tid; j < kColumnRangeCache && step_of(j) < shape.items; j += kStreamThreads)
     sranges[j] = map.range(std::int64_t(range_of(item_index(j))));
   __syncthreads();
@@ -345,7 +376,9 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   static_assert(kRowVecs >= 8 && kRowVecs <= kStreamThreads, "a copy pass covers whole rows");
   constexpr int kSwz = kLanes < 8 ? kLanes : 8;
   const auto swizzle = [](int row) { return int((unsigned(row) >> 3) % kSwz) * (8 / kSwz); };
-  const auto stage_of = [&](int L) { return smem + shape.stages_div.mod(std::uint32_t(L)) * shape.stage_bytes; };
+  const auto stage_of = [&](int L) {
+    return smem + lay.stages + shape.stages_div.mod(std::uint32_t(L)) * shape.stage_bytes;
+  };
   // This thread's blocks read rows (rl + u * kLanes) * 8 + i: the same swizzle for all of them.
   const int my_swz = swizzle(rl * 8);
   // Chunk `chunk` of the stage row at `row_ptr`, whose swizzle is `swz`.
@@ -417,6 +450,10 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     while (committed < released + S) issue_next();
   };
   refill();
+  if constexpr (MapSharedBytes<Map>::value > 0 && !SharedRanges<Map>::value) {
+    map.load_shared(tid);
+    __syncthreads();
+  }
   // Load L is complete and visible to every thread; stages released before here are refilled. A
   // load not yet issued (an item of `stages` pieces after another one: its stages were released
   // after the last barrier) needs one barrier more before its copies.
@@ -855,7 +892,8 @@ bool launch_column_stream_mode(SourceType src, const void* x, std::int64_t cols,
   shape.order_div = FastDiv(std::uint32_t(TileMajor<Map>::value ? ranges : shape.col_tiles));
   shape.pieces_div = FastDiv(std::uint32_t(shape.piece_rows));
   shape.stages_div = FastDiv(std::uint32_t(shape.stages));
-  const ColumnStreamLayout lay(shape.stages, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>);
+  const ColumnStreamLayout lay(shape.stages, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>,
+                               MapSharedBytes<Map>::value);
   if (lay.total > kStreamMaxSharedBytes) return false;
   const RecipeCore core = make_core(r);
   const CastBounds bounds = cast_bounds(r);
@@ -893,6 +931,7 @@ template <int kTileCols, int kAmaxCols, int kTilesCols, int kCacheWords, class..
 void launch_column_blocks(SourceType src, const void* x, std::int64_t cols, std::uint8_t* q, void* scales,
                           bool scale_bytes, bool out_vec, const Recipe& r, const Map& map, std::int64_t ranges,
                           cudaStream_t stream) {
+  static_assert(MapSharedBytes<Map>::value == 0, "a map with shared state runs on column_stream_kernel only");
   if (launch_column_stream<kTileCols, kAmaxCols, Cores...>(src, x, cols, q, scales, scale_bytes, out_vec, r, map,
                                                            ranges, stream))
     return;
@@ -909,6 +948,7 @@ void launch_column_blocks_merged(SourceType src, const void* x, std::int64_t col
                                  cudaStream_t stream) {
   constexpr int kSubs = kColumnPieceRows<kTileCols> / kRows;
   static_assert(kSubs >= 1 && kColumnPieceRows<kTileCols> % kRows == 0, "whole blocks per merged range");
+  static_assert(MapSharedBytes<Map>::value == 0, "a map with shared state runs on column_stream_kernel only");
   const MergedRanges<Map, kRows, kSubs> merged{map, ranges};
   if (launch_column_stream<kTileCols, kAmaxCols, Cores...>(src, x, cols, q, scales, scale_bytes, out_vec, r, merged,
                                                            (ranges + kSubs - 1) / kSubs, stream))
