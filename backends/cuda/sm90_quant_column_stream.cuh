@@ -838,9 +838,11 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
 // ---------------------------------------------------------------------------------------------
 // Host side.
 
-// kStreamStages: the map's count of ~32 KB stages per CTA, 2 by default (three CTAs per SM). The
-// per-group colwise maps take 3 (two CTAs per SM): their groups of up to `stages` pieces are read
-// once. H100, % of copy, two runs each, 3 against 2 stages (2026-11-26): 1x128 rhs 81.6-82.7 /
+// kStreamStages: the map's count of ~32 KB stages per CTA, 2 by default (room for three CTAs per
+// SM in shared memory; the registers allow two: the instances take 110-128 per thread, cuobjdump
+// 2026-11-27, and capped at 80 by a minimum of three CTAs they spill: 1x128 rhs 72% of copy against
+// 88%, MX dim1 67% against 86%). The per-group colwise maps take 3: their groups of up to `stages`
+// pieces are read once. H100, % of copy, two runs each, 3 against 2 stages (2026-11-26): 1x128 rhs 81.6-82.7 /
 // 87.8-88.3, transposed lhs 81.6-82.6 / 87.4-88.3, MX dim1 82.6-83.2 / 85.1-85.9, MX 3D 32x32
 // 87.1-87.8 / 91.5-91.8, k-grouped 77-81 / 80-84, token-grouped rhs at 16 and 64 groups 78 and
 // 73-74 / 82 and 82-83; per-group colwise at 1 / 16 / 64 / 128 groups 52.5-52.8 / 56.3-56.5 /
