@@ -277,12 +277,14 @@ std::vector<LargeCase> large_blockwise_cases() {
       add("fp8_blockwise_act_quant_k_grouped_deepgemm", act, d, G);
     }
   }
-  // The most groups whose block list each CTA builds in shared memory (256), and more (the list in
-  // a device table).
+  // The token groups whose block list each CTA builds in shared memory (at most 256) and more (the
+  // list in a device table); k-grouped with many groups, and with more rows than its shared table
+  // holds (131072: the device table).
   for (const std::int64_t G : {256, 300}) {
     add("fp8_blockwise_act_quant_rhs_grouped", {kTokens, 1032}, Distribution::outliers, G);
     add("fp8_blockwise_act_quant_k_grouped_deepgemm", {kTokens, 1032}, Distribution::outliers, G);
   }
+  add("fp8_blockwise_act_quant_k_grouped_deepgemm", {131200, 64}, Distribution::outliers, 16);
   // transposed lhs grouped writes rhs grouped's bytes: one distribution.
   for (const std::int64_t G : {1, 16, 64, 128}) add("fp8_blockwise_act_quant_transposed_lhs_grouped", act, Distribution::normal, G);
   // Partial tiles at the bottom and right edges.

@@ -27,10 +27,10 @@
 //           does not apply (unaligned input, K % 8 != 0).
 //           token-group rhs / transposed lhs / DeepGEMM k-grouped: the same kernels, one range
 //           per entry of the list of the groups' 128-row blocks (a scan of ceil(size/128) over
-//           offs; sized for the worst case, unused entries are empty items). Up to 256 groups
-//           (k-grouped: and 131072 rows) every CTA of column_stream_kernel builds what it needs of
-//           the list in its shared memory; beyond, a one-CTA kernel writes the list to a device
-//           table first (a programmatic dependent launch, sm90_pdl.cuh, and so is the k-grouped
+//           offs; sized for the worst case, unused entries are empty items). Up to 256 token
+//           groups, or 131072 rows for k-grouped, every CTA of column_stream_kernel builds what it
+//           needs of the list in its shared memory; beyond, a one-CTA kernel writes the list to a
+//           device table first (a programmatic dependent launch, sm90_pdl.cuh, and so is the k-grouped
 //           stream kernel after it). Whole 8-row blocks
 //           without per-row tests (kWholeBlockPaths; token groups: more than one group),
 //           token-group items in tile-major order (kTileMajor).
@@ -297,32 +297,32 @@ struct KGroupedTable {
   }
 };
 
-// At most kSharedGroups groups and kSharedRowBlocks 128-row blocks: the group ends and the group of
-// every block, written while the stream kernel's first copies are in flight (ranges need offs[-1]
-// only). Two shared-memory reads give a row's group. H100, one binary, two runs each, % of copy at
-// 1 / 16 / 64 / 128 groups: 85.3-85.5 / 85.0-85.4 / 84.7-84.8 / 82.3 against 81.7-82.0 /
-// 85.2-85.5 / 84.4-84.8 / 82.5-82.6 with the table; 85.7-85.9 / 84.7-85.0 / 83.6-83.7 / 81.7-82.3
-// launched as a programmatic dependent launch.
+// At most kSharedRowBlocks 128-row blocks (any number of groups): each block's group as one shared
+// word, its first block and its block count in 16 bits each, written while the stream kernel's
+// first copies are in flight (ranges need offs[-1] only). One shared read gives a row's group.
+// H100, % of copy at 1 / 16 / 64 / 128 groups: with a byte per block naming the group (and the
+// group ends, two dependent reads) 85.3-85.5 / 85.0-85.4 / 84.7-84.8 / 82.3 against 81.7-82.0 /
+// 85.2-85.5 / 84.4-84.8 / 82.5-82.6 with the table (one binary, two runs each); this word per
+// block against that byte, two binaries alternating, three runs each: 85.4-86.0 / 84.9-85.5 /
+// 84.1-85.3 / 82.4-82.9 against 84.9-85.8 / 84.7-85.7 / 84.0-86.3 / 82.6-83.0, and it takes any
+// number of groups. As a programmatic dependent launch the byte form measured 85.7-85.9 /
+// 84.7-85.0 / 83.6-83.7 / 81.7-82.3.
 inline constexpr std::int64_t kSharedRowBlocks = 1024;
 
 struct KGroupedShared {
-  struct Storage {
-    std::int64_t ends[kSharedGroups];
-    std::uint8_t group_of_block[kSharedRowBlocks];  // kSharedGroups <= 256
-  };
-  static_assert(kSharedGroups <= 256, "a group index per byte");
-  static constexpr std::uint32_t kSharedBytes = sizeof(Storage);
+  static constexpr std::uint32_t kSharedBytes = sizeof(std::uint32_t) * kSharedRowBlocks;
+  static_assert(kSharedRowBlocks <= 65535, "block counts in 16 bits");
   const std::int64_t* offs;
-  int G;  // 1 .. kSharedGroups
-  __device__ static Storage& storage() { return *reinterpret_cast<Storage*>(quant::map_shared()); }
-  // Thread g writes group g's end and the group index of its blocks.
+  std::int64_t G;  // >= 1
+  __device__ static std::uint32_t* block_group() { return reinterpret_cast<std::uint32_t*>(quant::map_shared()); }
+  // Thread t writes the blocks of groups t, t + 256, ...
   __device__ void load_shared(int tid) const {
-    if (tid >= G) return;
-    Storage& s = storage();
-    const std::int64_t begin = tid > 0 ? offs[tid - 1] : 0, end = offs[tid];
-    s.ends[tid] = end;
-    for (std::int64_t b = begin / kBlock; b < end / kBlock && b < kSharedRowBlocks; ++b)
-      s.group_of_block[b] = std::uint8_t(tid);
+    std::uint32_t* bg = block_group();
+    for (std::int64_t g = tid; g < G; g += quant::kStreamThreads) {
+      const std::int64_t b0 = (g > 0 ? offs[g - 1] : 0) / kBlock, b1 = offs[g] / kBlock;
+      const std::uint32_t word = std::uint32_t(b0) | std::uint32_t(b1 - b0) << 16;
+      for (std::int64_t b = b0; b < b1 && b < kSharedRowBlocks; ++b) bg[b] = word;
+    }
   }
   __device__ quant::RowRange range(std::int64_t i) const {
     const std::int64_t r0 = i * kBlock;
@@ -330,9 +330,9 @@ struct KGroupedShared {
     return {r0, r0 + kBlock, false, true};
   }
   __device__ GroupRows group(std::int64_t m) const {
-    const Storage& s = storage();
-    const int g = s.group_of_block[m / kBlock];
-    return {g == 0 ? 0 : s.ends[g - 1], s.ends[g]};
+    const std::uint32_t word = block_group()[m / kBlock];
+    const std::int64_t begin = std::int64_t(word & 0xffffu) * kBlock;
+    return {begin, begin + std::int64_t(word >> 16) * kBlock};
   }
 };
 
@@ -682,9 +682,9 @@ void fp8_blockwise_act_quant_k_grouped_deepgemm(SourceType src, const void* x, s
   require_groups(G, offs);
   if (G == 0) return;  // offs[-1] = 0: no codes, no scales
   const std::int64_t capacity = group_block_capacity(M, G);
-  if (G <= kSharedGroups && (M + kBlock - 1) / kBlock <= kSharedRowBlocks &&
+  if ((M + kBlock - 1) / kBlock <= kSharedRowBlocks &&
       quant::launch_column_stream<128, 1, TorchaoBlockwiseCore>(
-          src, x, D, q, scales, false, true, r, KGroupedMap<KGroupedShared>{D, G, offs, {offs, int(G)}}, capacity,
+          src, x, D, q, scales, false, true, r, KGroupedMap<KGroupedShared>{D, G, offs, {offs, G}}, capacity,
           stream))
     return;
   const GroupBlockTable table(offs, G, M, stream);
