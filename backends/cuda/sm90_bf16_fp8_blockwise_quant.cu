@@ -30,10 +30,10 @@
 //           offs; sized for the worst case, unused entries are empty items). Up to 256 token
 //           groups, or 131072 rows for k-grouped, every CTA of column_stream_kernel builds what it
 //           needs of the list in its shared memory; beyond, a one-CTA kernel writes the list to a
-//           device table first (a programmatic dependent launch, sm90_pdl.cuh, and so is the k-grouped
-//           stream kernel after it). Whole 8-row blocks
-//           without per-row tests (kWholeBlockPaths; token groups: more than one group),
-//           token-group items in tile-major order (kTileMajor).
+//           device table first (a programmatic dependent launch, sm90_pdl.cuh, and so is the
+//           k-grouped stream kernel after it). Whole 8-row blocks without per-row tests
+//           (kWholeBlockPaths; token groups: more than one group), token-group items in
+//           tile-major order (kTileMajor).
 //           weight rhs, grouped rhs (per-expert column-major input read as (E*N, K) row-major):
 //           the same kernels over 128x128 tiles, one amax per tile. These read each element once
 //           and write the codes column-major, 8 rows of a column per store (8x8 byte transposes
@@ -132,10 +132,9 @@ std::int64_t group_block_capacity(std::int64_t M, std::int64_t G) { return (M + 
 // workspace of its own (the k-grouped map's KGroupedTable reads the same table). What the table
 // costs: H100, one binary, three runs each, % of copy at 1 / 16 / 64 / 128 groups with the table's
 // kernel and allocation left out of the timed launches (the table kept from an earlier call):
-// token-grouped rhs 88.2-89.0 / 85.3-86.0 /
-// 86.2-86.8 / 69.7-70.1 against 83.1-83.3 / 81.4-81.8 / 82.9-83.3 / 67.5-68.0, k-grouped
-// 85.8-86.3 / 88.3-88.9 / 87.6-87.9 / 84.9-85.5 against 81.7-82.0 / 85.2-85.5 / 84.2-84.8 /
-// 81.9-82.6.
+// token-grouped rhs 88.2-89.0 / 85.3-86.0 / 86.2-86.8 / 69.7-70.1 against 83.1-83.3 / 81.4-81.8 /
+// 82.9-83.3 / 67.5-68.0, k-grouped 85.8-86.3 / 88.3-88.9 / 87.6-87.9 / 84.9-85.5 against
+// 81.7-82.0 / 85.2-85.5 / 84.2-84.8 / 81.9-82.6.
 inline constexpr int kSharedGroups = quant::kStreamThreads;  // one group per thread in load_shared
 
 struct SharedGroupBlocks {
@@ -287,12 +286,10 @@ struct GroupRows {
   std::int64_t begin, end;
 };
 
-struct KGroupedTable {
-  static constexpr std::uint32_t kSharedBytes = 0;
-  const GroupBlock* table;
-  __device__ quant::RowRange range(std::int64_t i) const { return block_range(table[i]); }
+struct KGroupedTable : TableGroupBlocks {
+  __device__ quant::RowRange range(std::int64_t i) const { return block_range(block(i)); }
   __device__ GroupRows group(std::int64_t m) const {
-    const GroupBlock& b = table[m / kBlock];
+    const GroupBlock b = block(m / kBlock);
     return {b.group_begin, b.group_end};
   }
 };
@@ -688,7 +685,7 @@ void fp8_blockwise_act_quant_k_grouped_deepgemm(SourceType src, const void* x, s
           stream))
     return;
   const GroupBlockTable table(offs, G, M, stream);
-  const KGroupedMap<KGroupedTable> map{D, G, offs, {table.blocks()}};
+  const KGroupedMap<KGroupedTable> map{D, G, offs, {{table.blocks()}}};
   quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(src, x, D, q, scales, false, true, r, map, capacity,
                                                                      stream);
 }
