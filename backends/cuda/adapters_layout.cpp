@@ -13,6 +13,7 @@
 // routing_from_mask (the adapter's input form) and A2aPlan::gather (all_to_all_single's split sizes
 // are host lists). Everything that produces output bytes — the
 // group scans, row maps, routing row map, copies, sums, codes and scales — runs on the GPU.
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -1064,11 +1065,43 @@ Tensors a2a_inputs(std::uint64_t seed) {
           {"send_splits", golden::make_tensor("int64", {R, R}, splits)}};
 }
 
+// 4096 x 256 bf16 rows whose magnitudes sweep the whole bf16 range: row r is a normal sample times
+// 2^((r % 300) - 160) (rounded to bf16: subnormals, zeros and infinities at the ends), with a NaN or
+// -Inf every 1031 elements and -0 every 1543. The block decode multipliers then cross every bound
+// of the exchange's fast dequantisation (products_in_range) and the e8m0 / fp32 scale ends.
+Tensors a2a_range_sweep_inputs() {
+  const std::int64_t rows = 4096, cols = 256;
+  const std::vector<std::uint16_t> normal =
+      golden::values_of<std::uint16_t>(bf16_rows(rows, cols, golden::Distribution::normal, 75));
+  std::vector<std::uint16_t> x(normal.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const int k = int((std::int64_t(i) / cols) % 300) - 160;
+    const float v = std::ldexp(std::bit_cast<float>(std::uint32_t(normal[i]) << 16), k);
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(v);  // finite: RNE to bf16 (may round to Inf)
+    x[i] = std::isinf(v) ? std::uint16_t(u >> 16) : std::uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+    if (i % 1031 == 0) x[i] = (i / 1031) % 2 == 0 ? 0x7FC0 : 0xFF80;
+    if (i % 1543 == 0) x[i] = 0x8000;
+  }
+  return {{"x", golden::make_tensor("bfloat16", {rows, cols}, x)},
+          {"send_splits", golden::make_tensor("int64", {2, 2}, std::vector<std::int64_t>{1000, 1048, 900, 1148})}};
+}
+
 void a2a_cases(std::vector<LargeCase>& out) {
   for (const char* k : {"a2a_exchange_mxfp8", "a2a_exchange_fp8_blockwise", "a2a_exchange_passthrough"}) {
     const std::string kernel = k;
     out.push_back({kernel + "_16640x5120_bf16_r8", [kernel] { return make_case(kernel, kernel, a2a_inputs(71)); }});
   }
+  for (const char* k : {"a2a_exchange_mxfp8", "a2a_exchange_fp8_blockwise"}) {
+    const std::string kernel = k;
+    out.push_back({kernel + "_range_sweep_4096x256_bf16_r2",
+                   [kernel] { return make_case(kernel, kernel, a2a_range_sweep_inputs()); }});
+  }
+  out.push_back({"a2a_exchange_fp8_blockwise_deepep_round_range_sweep_4096x256_bf16_r2", [] {
+                   golden::CaseSpec c = make_case("a2a_exchange_fp8_blockwise_deepep_round", "a2a_exchange_fp8_blockwise",
+                                                  a2a_range_sweep_inputs());
+                   c.call.attrs.strings["recipe"] = "deepep_round";
+                   return c;
+                 }});
   for (const char* payload : {"passthrough", "mxfp8"}) {
     const std::string p = payload;
     out.push_back({"a2a_combine_16640x5120_bf16_r8_" + p, [p] {

@@ -26,6 +26,20 @@
 
 namespace octet::cuda::bench {
 
+// OCTET_BENCH_FILTER: validate and time only the kernels whose name contains one of its
+// comma-separated parts (tuning sweeps); every kernel when it is unset.
+inline bool selected(const std::string& kernel) {
+  static const char* filter = std::getenv("OCTET_BENCH_FILTER");
+  if (filter == nullptr) return true;
+  const std::string f = filter;
+  for (std::size_t b = 0; b <= f.size();) {
+    const std::size_t e = std::min(f.find(',', b), f.size());
+    if (e > b && kernel.find(f.substr(b, e - b)) != std::string::npos) return true;
+    b = e + 1;
+  }
+  return false;
+}
+
 // How median_ms times: queued (default) or, with OCTET_BENCH_TIMING=sync, each launch waited for
 // before the next is queued (the method of the tables before 2026-11-26, for comparisons).
 inline bool synced_timing() {
@@ -54,9 +68,18 @@ __global__ inline void hold_gpu_kernel(unsigned long long ns) {
 // waited for every launch, each pair would also hold the host's launch latency: the GPU runs the
 // start event at once and idles until the kernel arrives, several microseconds for the argument
 // set-up and the driver call (a few % of a 100 us kernel). The L2 holds what the previous launch
-// left there, as before.
+// left there, as before. OCTET_BENCH_REPS=n times n launches after at most n warm-ups (profiler
+// runs, which want few launches per row).
 template <class Launch>
 double median_ms(Launch&& launch, int reps = 50, int warmups = 5) {
+  static const int forced_reps = [] {
+    const char* v = std::getenv("OCTET_BENCH_REPS");
+    return v == nullptr ? 0 : std::atoi(v);
+  }();
+  if (forced_reps > 0) {
+    reps = forced_reps;
+    warmups = std::min(warmups, forced_reps);
+  }
   reps = std::max(reps, 1);
   std::vector<cudaEvent_t> events(2 * std::size_t(reps));
   for (cudaEvent_t& e : events) OCTET_CUDA_CHECK(cudaEventCreate(&e));

@@ -15,7 +15,8 @@
 // ~4.3 TB/s. The scale swizzles move 2 x 2.7 MB: a few microseconds, launch-bound; their inputs
 // rotate over 32 copies so that the timing is not of a hot L2.
 //
-// Run: build/backends/octet_gpu_bench_layout (scripts/gpu/run.sh). One row per measurement:
+// Run: build/backends/octet_gpu_bench_layout (scripts/gpu/run.sh); OCTET_BENCH_FILTER=name,name...
+// validates and times only the kernels whose name contains one of the parts. One row per measurement:
 //   kernel <name> | <shape> | groups <G> | <us> us | <GB/s> GB/s | <pct>% copy
 #include <cmath>
 #include <cstdio>
@@ -73,6 +74,7 @@ std::vector<std::uint16_t> bf16_values(i64 n, std::uint64_t seed) {
 // validation: CUDA adapter against the emulator on one small call
 
 bool validate(const golden::KernelCall& call, const std::string& what) {
+  if (!bench::selected(call.kernel)) return true;
   const golden::KernelAdapter* cuda = octet::cuda::find_kernel_adapter(call.kernel);
   if (cuda == nullptr) {
     std::printf("validation %-40s: no CUDA adapter\n", what.c_str());
@@ -270,6 +272,7 @@ bool validate_all() {
 struct Bench {
   double copy = 0;
   void row(const std::string& kernel, const std::string& shape, i64 groups, double bytes, const std::function<void()>& launch) {
+    if (!bench::selected(kernel)) return;
     const double ms = bench::median_ms(launch);
     bench::print_row({kernel, shape, groups, ms, bytes, 0}, copy);
   }
@@ -277,6 +280,7 @@ struct Bench {
   // bytes (bytes/2 read + bytes/2 written), measured here, not the 256 MiB copy.
   void small_row(const std::string& kernel, const std::string& shape, i64 groups, double bytes,
                  const std::function<void()>& launch) {
+    if (!bench::selected(kernel)) return;
     const double ms = bench::median_ms(launch);
     const double same = bench::copy_gbs(std::size_t(bytes / 2));
     bench::print_row({kernel, shape, groups, ms, bytes, 0}, same);

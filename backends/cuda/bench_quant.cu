@@ -48,19 +48,7 @@ using octet::cuda::DeviceBuffer;
 using i64 = std::int64_t;
 using Shape3 = std::vector<i64>;  // a tensor shape
 
-// OCTET_BENCH_FILTER: validate and time only the kernels whose name contains one of its
-// comma-separated parts (tuning sweeps).
-bool selected(const std::string& kernel) {
-  static const char* filter = std::getenv("OCTET_BENCH_FILTER");
-  if (filter == nullptr) return true;
-  const std::string f = filter;
-  for (std::size_t b = 0; b <= f.size();) {
-    const std::size_t e = std::min(f.find(',', b), f.size());
-    if (e > b && kernel.find(f.substr(b, e - b)) != std::string::npos) return true;
-    b = e + 1;
-  }
-  return false;
-}
+using bench::selected;
 
 // G inclusive group ends over `extent` (sizes multiples of 16; empty groups possible).
 std::vector<i64> group_ends(i64 extent, i64 G, std::uint64_t seed) {
