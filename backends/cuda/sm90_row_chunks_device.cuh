@@ -24,7 +24,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -34,6 +33,7 @@
 #include "octet/scale.hpp"
 #include "octet/scale_core.hpp"
 #include "sm90_fixed_core.hpp"
+#include "sm90_quant_common.cuh"
 #include "sm90_rowwise_blocks_device.hpp"
 
 namespace octet::cuda::row_chunks {
@@ -135,27 +135,22 @@ __device__ __forceinline__ std::uint32_t chunk_key(const Chunk& c, std::uint32_t
   return m;
 }
 
-// The same key from a chunk of bf16 as loaded, two elements per instruction: bf16x2 maxima of
-// the magnitudes (HMNMX2, the absolute values as operand modifiers). __hmax2 returns the non-NaN
-// operand (IEEE maxNum) and __hmax2_nan a NaN if either is one, so each half of the result is the
-// drop- or propagate-NaN maximum of its four elements, NaN only where the rule leaves a NaN; the
-// two halves then combine as above. Both are exact comparisons (bf16 subnormals kept). The
-// per-element form takes about 4.5 integer instructions per element, the bottleneck of the a2a
-// exchange (ncu, H100: ALU pipe 78-83% busy).
+// The same key from a chunk of bf16 as loaded, two elements per instruction: the quantisers'
+// bf16x2 accumulators (quant::key_word: __hmax2 of the magnitudes, which skips NaN operands, or
+// an integer 16x2 maximum that keeps them), then the two halves as above. The per-element form
+// takes about 4.5 integer instructions per element, the bottleneck of the a2a exchange (ncu,
+// H100: ALU pipe 78-83% busy).
 __device__ __forceinline__ std::uint32_t chunk_key(const RawChunk<std::uint16_t>& raw, std::uint32_t nan_key) {
   const std::uint32_t words[4] = {raw.w[0].x, raw.w[0].y, raw.w[0].z, raw.w[0].w};
-  __nv_bfloat162 m[4];
+  std::uint32_t acc = 0;
+  if (nan_key == 0u) {
 #pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    __nv_bfloat162 v;
-    std::memcpy(&v, &words[k], 4);
-    m[k] = __habs2(v);
+    for (int k = 0; k < 4; ++k) acc = quant::key_word<std::uint16_t, true>(acc, words[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) acc = quant::key_word<std::uint16_t, false>(acc, words[k]);
   }
-  const __nv_bfloat162 acc = nan_key == 0u ? __hmax2(__hmax2(m[0], m[1]), __hmax2(m[2], m[3]))
-                                           : __hmax2_nan(__hmax2_nan(m[0], m[1]), __hmax2_nan(m[2], m[3]));
-  std::uint32_t halves = 0;
-  std::memcpy(&halves, &acc, 4);
-  const std::uint32_t lo = halves << 16, hi = halves & 0xFFFF0000u;
+  const std::uint32_t lo = acc << 16, hi = acc & 0xFFFF0000u;
   return max(lo > kInfBits ? nan_key : lo, hi > kInfBits ? nan_key : hi);
 }
 
