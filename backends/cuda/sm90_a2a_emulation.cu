@@ -246,14 +246,15 @@ __global__ void __launch_bounds__(kThreads, 2) exchange_kernel(const ExchangePar
 #pragma unroll
     for (int k = 0; k < kExchangeItems; ++k) {
       std::uint32_t key = 0;
-      if constexpr (std::is_same_v<In, std::uint16_t>) key = row_chunks::chunk_key(raw[k], nan_key);
+      bool any_nan = true;  // not known for fp32 chunks
+      if constexpr (std::is_same_v<In, std::uint16_t>) key = row_chunks::chunk_key(raw[k], nan_key, any_nan);
       else key = row_chunks::chunk_key(raw[k].chunk(), nan_key);
       key = row_chunks::group_max<B / kChunk>(key);
       if (at[k].row >= p.rows) continue;
       const Chunk c = raw[k].chunk();
       const std::int64_t n = at[k].row, j = at[k].chunk * kChunk;
       const BlockScale s = row_chunks::scale_of_key(rec, key);
-      const uint2 codes = row_chunks::quantize_chunk<kCast>(rec, s, c, p.nan_code);
+      const uint2 codes = row_chunks::quantize_chunk<kCast>(rec, s, c, p.nan_code, !any_nan);
       *reinterpret_cast<uint2*>(p.q + n * h + j) = codes;
       if (threadIdx.x % (B / kChunk) == 0) row_chunks::store_scale<B>(p.scales, n * blocks_per_row + j / B, s.stored);
       const float decode_multiplier = decode_of_stored(rec, s.stored);
