@@ -156,23 +156,6 @@ __device__ __forceinline__ bool dequantize_cvt(float decode_multiplier, uint2 co
   out = make_uint4(packed[0], packed[1], packed[2], packed[3]);
   return true;
 }
-// bf16 under e8m0 scales: every decode multiplier that passes products_in_range is a power of
-// two, so the first branch above is the whole fast path; out as widened bf16 (fp32 bits). (H100,
-// mxfp8 payload, % of copy: 88.4-89.7 this way; 81.1-81.6 and 86.1-86.2 through dequantize_cvt
-// above with two ways of packing, whose round-to-odd branch the e8m0 kernel never takes but pays
-// for in registers and spills.)
-template <ElementCast kCast>
-__device__ __forceinline__ bool dequantize_pow2(float decode_multiplier, uint2 codes, Chunk& out) {
-  if (!products_in_range<kCast>(decode_multiplier, codes)) return false;
-  const std::uint32_t words[2] = {codes.x, codes.y};
-#pragma unroll
-  for (int e = 0; e < kChunk; e += 2) {
-    const float2 a = rowwise::decode_pair<kCast>(std::uint16_t(words[e / 4] >> (8 * (e % 4))));
-    out.v[e] = __float_as_uint(__fmul_rn(a.x, decode_multiplier));
-    out.v[e + 1] = __float_as_uint(__fmul_rn(a.y, decode_multiplier));
-  }
-  return true;
-}
 template <ElementCast kCast>
 __device__ __forceinline__ bool dequantize_cvt(float decode_multiplier, uint2 codes, Chunk& out) {  // fp32
   const std::uint32_t words[2] = {codes.x, codes.y};
@@ -207,16 +190,13 @@ struct ExchangeParams {
   void* scales = nullptr;                // (N, H/B)
 };
 
-// Whether R's scales are e8m0 bytes at compile time (FixedCore): decode multipliers 2^(b - 127).
-template <class R>
-inline constexpr bool kE8m0Scales = false;
-template <ScaleStorage kStorage, ScaleFormula kFormula, AmaxNan kNan, AmaxFloor kFloor, Pow2Rounding kPow2,
-          E8m0Reciprocal kRcp, ClampBeforeCast kClamp>
-inline constexpr bool kE8m0Scales<FixedCore<kStorage, kFormula, kNan, kFloor, kPow2, kRcp, kClamp>> =
-    kStorage == ScaleStorage::E8m0;
-
-// Chunks per thread and step: all gather entries, then all 16-byte row loads, first.
-constexpr int kExchangeItems = 2;
+// Chunks per thread and step: all gather entries, then all 16-byte row loads, first. One: the
+// kernel is capped at 64 registers (two 512-thread CTAs per SM), and more chunks in flight spill
+// (H100, % of copy, mxfp8 / fp8_blockwise payloads, two runs each: 1 chunk 90.3-90.4 / 88.1-88.2,
+// 2 chunks 88.9-89.1 / 85.8, 3 chunks 81.5-81.6 / 76.7-77.0, 4 chunks 71.1 / 69.1-69.7). With two,
+// the e8m0 kernel had needed a power-of-two-only dequantisation (without the round-to-odd branch)
+// to reach 88-89%; with one, both forms measured 90.1-90.2%.
+constexpr int kExchangeItems = 1;
 
 template <class In, int B, ElementCast kCast, class R>
 __global__ void __launch_bounds__(kThreads, 2) exchange_kernel(const ExchangeParams p, const R rec) {
@@ -259,15 +239,10 @@ __global__ void __launch_bounds__(kThreads, 2) exchange_kernel(const ExchangePar
       *reinterpret_cast<uint2*>(p.q + n * h + j) = codes;
       if (threadIdx.x % (B / kChunk) == 0) row_chunks::store_scale<B>(p.scales, n * blocks_per_row + j / B, s.stored);
       const float decode_multiplier = decode_of_stored(rec, s.stored);
-      if constexpr (std::is_same_v<In, std::uint16_t> && kCast != ElementCast::generic && !kE8m0Scales<R>) {
+      if constexpr (std::is_same_v<In, std::uint16_t> && kCast != ElementCast::generic) {
         uint4 words;
         if (dequantize_cvt<kCast>(decode_multiplier, codes, words)) *reinterpret_cast<uint4*>(y + n * h + j) = words;
         else dequantize_exact_store(rec.element, decode_multiplier, codes, y + n * h + j);
-      } else if constexpr (std::is_same_v<In, std::uint16_t> && kCast != ElementCast::generic) {
-        Chunk out;
-        if (!dequantize_pow2<kCast>(decode_multiplier, codes, out))
-          out = dequantize_exact<In>(rec.element, decode_multiplier, codes);
-        row_chunks::store_chunk(y + n * h + j, out);
       } else {
         Chunk out;
         bool fast = false;
