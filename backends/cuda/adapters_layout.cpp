@@ -13,12 +13,14 @@
 // routing_from_mask (the adapter's input form) and A2aPlan::gather (all_to_all_single's split sizes
 // are host lists). Everything that produces output bytes — the
 // group scans, row maps, routing row map, copies, sums, codes and scales — runs on the GPU.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -440,8 +442,12 @@ Tensors run_fused_permute_pad(const KernelCall& call) {
   const DeviceBuffer<std::int32_t> d_experts(routing.expert_t_k);
   DeviceBuffer<std::int64_t> row_t_k(static_cast<std::size_t>(T * K)), per_expert(static_cast<std::size_t>(E)), pad_offsets(static_cast<std::size_t>(E)),
       padded_offs(static_cast<std::size_t>(E));
+  // The inverse map from make_row_id_map, as a caller that permutes right after it takes it (room
+  // for the most rows the map can give).
+  const std::int64_t route_rows = T * K + E * (alignment - 1);
+  const DeviceBuffer<std::int64_t> route_of_row(static_cast<std::size_t>(std::max<std::int64_t>(route_rows, 1)));
   make_row_id_map(d_experts.get(), T, K, E, alignment, row_t_k.get(), per_expert.get(), pad_offsets.get(),
-                  padded_offs.get());
+                  padded_offs.get(), route_of_row.get(), route_rows);
   const std::vector<std::int64_t> ends = padded_offs.download();
   const std::int64_t rows = ends.back();
   const bool has_probs = !routing.prob_t_k.empty();
@@ -449,7 +455,27 @@ Tensors run_fused_permute_pad(const KernelCall& call) {
   DeviceBuffer<float> y_probs(has_probs ? static_cast<std::size_t>(rows) : 0);
   RowsOutput y(rows, x.rows), ys(rows, xs.rows);
   fused_permute_pad(x.rows, xs.rows, row_t_k.get(), T, K, rows, has_probs ? d_probs.get() : nullptr, y.device.get(),
-                    ys.device.get(), y_probs.get());
+                    ys.device.get(), y_probs.get(), route_of_row.get());
+  {
+    // Without the map's inverse, fused_permute_pad computes it itself: the same bytes (both forms are API).
+    DeviceBuffer<float> y_probs2(has_probs ? static_cast<std::size_t>(rows) : 0);
+    RowsOutput y2(rows, x.rows), ys2(rows, xs.rows);
+    fused_permute_pad(x.rows, xs.rows, row_t_k.get(), T, K, rows, has_probs ? d_probs.get() : nullptr,
+                      y2.device.get(), ys2.device.get(), y_probs2.get());
+    const auto same = [](const char* what, const auto& a, const auto& b) {
+      if (a != b)
+        throw std::runtime_error(std::string("fused_permute_pad: ") + what +
+                                 " differ between make_row_id_map's inverse map and the computed one");
+    };
+    same("y", y.device.download(), y2.device.download());
+    same("y_scale", ys.device.download(), ys2.device.download());
+    const auto bits = [](const std::vector<float>& v) {  // (NaN probs compare by their bits)
+      std::vector<std::uint32_t> out(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) out[i] = std::bit_cast<std::uint32_t>(v[i]);
+      return out;
+    };
+    same("y_probs", bits(y_probs.download()), bits(y_probs2.download()));
+  }
   Tensors out;
   add_rows(out, x, y, xs, ys);
   if (golden::has_input(call.inputs, "probs")) out["y_probs"] = golden::make_tensor("float32", y_probs.download());

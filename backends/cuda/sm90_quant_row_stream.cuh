@@ -39,6 +39,7 @@
 #include <mutex>
 #include <string>
 
+#include "sm90_bulk_copy.cuh"
 #include "sm90_cp_async.cuh"
 #include "sm90_layout_device.hpp"
 #include "sm90_quant_common.cuh"
@@ -104,51 +105,6 @@ struct FlatSegments {
     return {row * map.len + b, e - b, zero ? 0 : map.scale_index(row, s), zero};
   }
 };
-
-// ---------------------------------------------------------------------------------------------
-// The bulk copy and its mbarrier (PTX ISA: mbarrier.init / arrive.expect_tx / try_wait.parity,
-// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes; a CTA launched without a
-// cluster is a cluster of one, so its own shared memory is a valid ::cluster destination).
-
-// The host launches row_stream_kernel on sm_90 and later only; older targets compile a trap.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#define OCTET_BULK_COPY_ASM(...) __trap()
-#else
-#define OCTET_BULK_COPY_ASM(...) asm volatile(__VA_ARGS__)
-#endif
-
-__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar) {
-  OCTET_BULK_COPY_ASM("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_init_fence() {
-  OCTET_BULK_COPY_ASM("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-// Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) to shared memory; the
-// barrier's phase completes when they have arrived.
-__device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, std::uint32_t bytes,
-                                                    std::uint64_t* bar) {
-  OCTET_BULK_COPY_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
-               : "memory");
-  OCTET_BULK_COPY_ASM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   smem_address(dst)),
-               "l"(src), "r"(bytes), "r"(smem_address(bar))
-               : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
-  std::uint32_t done = 0;
-  do {
-    OCTET_BULK_COPY_ASM(
-        "{\n\t.reg .pred p;\n\t"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-        "selp.u32 %0, 1, 0, p;\n\t}"
-        : "=r"(done)
-        : "r"(smem_address(bar)), "r"(parity)
-        : "memory");
-  } while (!done);
-}
 
 // ---------------------------------------------------------------------------------------------
 // The kernel.

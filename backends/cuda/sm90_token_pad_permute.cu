@@ -19,10 +19,13 @@
 // generate_permute_indices' plan in every block and writes permuted_indices from the gather
 // (PermutePadSource). The others read a map: the indices (identity), their inverse (a fill of -1
 // and a scatter of i into map[idx[i]], two launches over the whole GPU), or, for the fused
-// permute's scale rows, the routing's inverse (RouteSource). The fused permute's data rows go by
-// token instead: each token's row read once and written to the rows of its routes, the prob rule
-// applied per route, then the rows of no route zeroed (permute_scatter_kernel). Launch count matters: at ~100 us per gather, every extra launch and
-// stream-ordered allocation is a few percent. The gather runs one warp per destination row, 16-byte loads and
+// permute's scale rows, the routing's inverse (RouteSource; make_row_id_map writes it beside the
+// row map when asked, else the permute computes it). The fused permute's data rows go by token
+// instead: each token's row read once and written to the rows of its routes, the prob rule
+// applied per route, then the rows of no route zeroed — by the bulk copy engine where the rows
+// allow (permute_bulk_kernel), else by 16-byte stores (permute_scatter_kernel). Launch count
+// matters: at ~100 us per gather, every extra launch and stream-ordered allocation is a few
+// percent. The gather runs one warp per destination row, 16-byte loads and
 // stores when the row bytes and pointers allow (4-byte, then 1-byte otherwise), four vectors in
 // flight per lane. The combine (fused_unpermute_unpad) runs one block per token, its width picked
 // so that the row's 16-byte runs split evenly (kCombineVecs runs per thread, the loads of
@@ -32,7 +35,8 @@
 // emulator's two arithmetics — and rounds once (bf16: cvt.rn for finite sums, octet::encode_bits for Inf; NaN sums: the CUDA
 // canonical NaN, octet::kCudaCanonicalNanFp32 / Bf16). No atomics anywhere: every output byte has
 // one writer. The routing row map (make_row_id_map) is two launches over blocks of routes: counts
-// per (block, expert), then ranks by __match_any_sync against a warp x expert table of counts.
+// per (block, expert), then ranks by __match_any_sync against a warp x expert table of counts (and
+// the inverse map, when asked: the route of each permuted row, -1 for the rest).
 // The short kernels of the routing map, the inverse map and the fused permute's data kernel are
 // programmatic dependent launches (launch_pdl, sm90_pdl.cuh): each one's launch overlaps the end
 // of the one before, and each waits (griddepcontrol.wait) before it reads or writes global memory.
@@ -43,6 +47,7 @@
 
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -51,6 +56,7 @@
 #include <utility>
 
 #include "octet/cast.hpp"
+#include "sm90_bulk_copy.cuh"
 #include "sm90_layout_device.hpp"
 #include "sm90_pdl.cuh"
 #include "sm90_token_pad_permute.hpp"
@@ -214,6 +220,95 @@ __global__ void __launch_bounds__(kThreads)
     V* out = dst + row * row_vecs;
     for (std::int64_t v = lane; v < row_vecs; v += 32) __stcs(out + v, V{});
   }
+}
+
+// fused permute, data rows by token through the bulk copy engine (rows of whole 16-byte vectors,
+// 16-byte aligned; fused_permute_pad's data kernel): one warp per CTA, items (t, s) = slice s of
+// token t's row (one slice up to kBulkSliceBytes), CTA c taking tokens c, c + grid, ..., `stages`
+// items in flight. Lane 0 copies an item into its stage (bulk_copy_to_shared, an mbarrier per
+// stage); once it has arrived, lane k copies it to the row of route k (a ±0 prob: a zero slice kept
+// in shared memory), so the SM issues one instruction per route and slice instead of one 16-byte
+// store per lane and vector, and the copy engine keeps the writes streaming while the next items
+// load. Item j - 1's stage is refilled with item j - 1 + stages as soon as its copies have read it
+// (bulk_wait_read<1> after item j's). Then the rows of no route (route_of_row < 0) get the zero
+// slice and y_probs 0, a row per lane. The first items' rows load before the grid dependency wait:
+// x is no kernel's output in the routing chain (the chain's first kernel waited for x's producer
+// before it let the next one start), so they stream in while the routing map still runs.
+// H100, fused_permute_pad with 8 routes per token (2080 x 5120 bf16), the routing map and the
+// inverse map included: 75-76% of copy with 16-byte stores by every lane (permute_scatter_kernel,
+// kept for rows the bulk copies cannot take), 79-80% by bulk copies (docs/performance.md,
+// thirteenth).
+constexpr int kBulkStages = 4;  // 4 x 10 KB rows (5120 bf16): 4 CTAs per SM. H100, 8 routes per token: 2
+                                // stages 1-3 points slower; 8 (2 CTAs per SM) 11 points slower with one route
+constexpr std::uint32_t kBulkSliceBytes = 16384;
+struct BulkPermuteShape {
+  std::uint32_t slice_bytes = 0, slot_bytes = 0;  // slot: the slice rounded up to 128 bytes
+  std::int64_t slices = 1;
+  // The mbarriers (128 bytes), the zero slice, the stages.
+  std::size_t smem() const { return 128 + std::size_t(slot_bytes) * std::size_t(kBulkStages + 1); }
+};
+__global__ void __launch_bounds__(32)
+    permute_bulk_kernel(const std::uint8_t* __restrict__ x, std::uint8_t* __restrict__ y, std::int64_t tokens,
+                        std::int64_t topk, std::int64_t rows, std::int64_t row_bytes, BulkPermuteShape shape,
+                        const std::int64_t* __restrict__ row_t_k, const float* __restrict__ probs,
+                        const std::int64_t* __restrict__ route_of_row, float* __restrict__ y_probs) {
+  constexpr int S = kBulkStages;
+  extern __shared__ __align__(128) unsigned char bulk_smem[];
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(bulk_smem);
+  unsigned char* zeros = bulk_smem + 128;
+  unsigned char* stages = zeros + shape.slot_bytes;
+  const int lane = int(threadIdx.x);
+  const std::int64_t slices = shape.slices, items = tokens * slices;
+  const std::int64_t first = blockIdx.x, step = gridDim.x;
+  const auto slice_len = [&](std::int64_t s) {
+    return s + 1 < slices ? shape.slice_bytes : std::uint32_t(row_bytes - s * std::int64_t(shape.slice_bytes));
+  };
+  const auto load = [&](std::int64_t j) {  // (lane 0) item j of this CTA into its stage
+    const std::int64_t item = first + j * step;
+    if (item >= items) return;
+    const std::int64_t t = item / slices, s = item - t * slices;
+    bulk_copy_to_shared(stages + std::uint32_t(j % S) * shape.slot_bytes,
+                        x + t * row_bytes + s * std::int64_t(shape.slice_bytes), slice_len(s), &bars[j % S]);
+  };
+  if (lane == 0) {
+    for (int s = 0; s < S; ++s) mbarrier_init(&bars[s]);
+    mbarrier_init_fence();
+    for (int j = 0; j < S; ++j) load(j);
+  }
+  for (std::uint32_t o = std::uint32_t(lane) * 16u; o < shape.slice_bytes; o += 32u * 16u)
+    *reinterpret_cast<uint4*>(zeros + o) = make_uint4(0, 0, 0, 0);
+  fence_proxy_async();  // the zero slice, written by this lane, before any bulk copy reads it
+  __syncwarp();
+  pdl_wait();  // launched by launch_pdl after the routing map or the inverse map
+  for (std::int64_t j = 0; first + j * step < items; ++j) {
+    const std::int64_t item = first + j * step, t = item / slices, s = item - t * slices;
+    const std::uint32_t len = slice_len(s);
+    const unsigned char* stage = stages + std::uint32_t(j % S) * shape.slot_bytes;
+    // Route k to row r: the slice, or zeros for a ±0 prob; slice 0 also writes y_probs[r].
+    const auto route_copy = [&](std::int64_t k) {
+      const std::int64_t r = __ldg(row_t_k + t * topk + k);
+      if (r < 0 || r >= rows) return;
+      const float p = probs != nullptr ? __ldg(probs + t * topk + k) : 1.0f;
+      if (s == 0 && probs != nullptr && y_probs != nullptr) y_probs[r] = p;
+      bulk_copy_to_global(y + r * row_bytes + s * std::int64_t(shape.slice_bytes), p == 0.0f ? zeros : stage, len);
+    };
+    mbarrier_wait(&bars[j % S], std::uint32_t(j / S) & 1u);
+    for (std::int64_t k = lane; k < topk; k += 32) route_copy(k);
+    bulk_commit();
+    if (j >= 1) {
+      bulk_wait_read<1>();  // every lane's copies of item j - 1 have read its stage
+      __syncwarp();
+      if (lane == 0) load(j - 1 + S);
+    }
+  }
+  for (std::int64_t row = first * 32 + lane; row < rows; row += step * 32) {
+    if (__ldg(route_of_row + row) >= 0) continue;
+    if (probs != nullptr && y_probs != nullptr) y_probs[row] = 0.0f;
+    for (std::int64_t s = 0; s < slices; ++s)
+      bulk_copy_to_global(y + row * row_bytes + s * std::int64_t(shape.slice_bytes), zeros, slice_len(s));
+  }
+  bulk_commit();
+  bulk_wait_all();  // the zero slice and the stages stay until the copies have read them
 }
 
 // fused permute: permuted row `row` filled by route (t·K + k) copies token t's scale row and prob;
@@ -621,6 +716,7 @@ constexpr int kRouteWarps = kRouteThreads / 32;
 constexpr int kRoutesPerThread = 1;   // one step of 32 routes per warp and lane batch
 constexpr int kRouteBlockRoutes = kRouteThreads * kRoutesPerThread;  // routes per sub-block
 constexpr int kRouteMaxBlocks = 256;
+constexpr int kCountBatch = 8;  // route_starts: (block, expert) counts a thread loads at once
 constexpr std::size_t kRouteSharedBudget = 160 * 1024;
 
 __host__ __device__ constexpr std::size_t route_shared_bytes(std::int64_t experts) {
@@ -630,17 +726,18 @@ __host__ __device__ constexpr std::size_t route_shared_bytes(std::int64_t expert
 constexpr std::int64_t kRouteMaxExperts = std::int64_t((kRouteSharedBudget - 2 * sizeof(std::int64_t)) /
                                                        (4 * sizeof(std::int64_t) + kRouteWarps * sizeof(int)));
 
-// step(i, in, e, same) for each route i of this warp's slice of sub-block `sub` (32-bit indices: the host
-// refuses more than 2^31 - 1 - kRouteBlockRoutes routes; `in`: i is before the slice's end, else
-// e = -1), `same` the lanes of its step that name expert e. Whole warps; a __syncwarp after each
-// step (the next lowest lane may differ).
+// step(i, in, e, same) for each route i of this warp's slice of the sub-block of routes [begin,
+// begin + kRouteBlockRoutes) ∩ [., end) (32-bit indices: the host refuses more than 2^31 - 1 -
+// kRouteBlockRoutes routes; `in`: i is before the slice's end, else e = -1), `same` the lanes of
+// its step that name expert e. Whole warps; a __syncwarp after each step (the next lowest lane may
+// differ).
 template <class Step>
-__device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int sub,
+__device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int begin, int end, std::int64_t experts,
                                             Step step) {
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   constexpr int kWarpRoutes = kRouteBlockRoutes / kRouteWarps;
-  const int lo = sub * kRouteBlockRoutes + warp * kWarpRoutes;
-  const int hi = lo + kWarpRoutes < routes ? lo + kWarpRoutes : routes;
+  const int lo = begin + warp * kWarpRoutes;
+  const int hi = lo + kWarpRoutes < end ? lo + kWarpRoutes : end;
   int e[kRoutesPerThread];
 #pragma unroll
   for (int u = 0; u < kRoutesPerThread; ++u) {  // every load first
@@ -656,20 +753,136 @@ __device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int 
   }
 }
 
+// The routes [begin, end) per expert into count (E ints of shared memory). Every thread of the
+// block calls it; the counts are complete after it.
+__device__ inline void count_routes(const std::int32_t* expert_t_k, int begin, int end, std::int64_t experts, int* count) {
+  for (std::int64_t e = threadIdx.x; e < experts; e += kRouteThreads) count[e] = 0;
+  __syncthreads();
+  const unsigned lanes_below = (1u << (threadIdx.x % 32)) - 1u;
+  for (int sub = begin; sub < end; sub += kRouteBlockRoutes)
+    walk_routes(expert_t_k, sub, end, experts, [&](int, bool, int e, unsigned same) {
+      if (e >= 0 && (same & lanes_below) == 0u) atomicAdd(count + e, __popc(same));
+    });
+  __syncthreads();
+}
+
+// The rank phase's shared memory (route_shared_bytes(E)).
+struct RouteShared {
+  std::int64_t* start;    // (E + 1) padded starts
+  std::int64_t* padding;  // (E + 1) padding rows before each expert
+  std::int64_t* total;    // (E) routes per expert
+  std::int64_t* before;   // (E) routes per expert before this block's next route
+  int* table;             // (kRouteWarps, E)
+  __device__ RouteShared(void* base, std::int64_t E)
+      : start(static_cast<std::int64_t*>(base)), padding(start + E + 1), total(padding + E + 1), before(total + E),
+        table(reinterpret_cast<int*>(before + E)) {}
+};
+
+// total, before (the routes of blocks < b), start and padding from route_count_kernel's per-block
+// counts (blocks x E), then block 0 stores the caller's per-expert outputs. Every thread of the
+// block calls it.
+__device__ inline void route_starts(const int* counts, int blocks, int b, std::int64_t E, std::int64_t alignment,
+                                    const RouteShared& sh, std::int64_t* tokens_per_expert, std::int64_t* pad_offsets,
+                                    std::int64_t* padded_offs) {
+  // Every (block, expert) entry loaded kCountBatch at a time per thread (a loop of one load per
+  // block and expert was a chain of dependent round trips), summed into 32-bit shared counters: the
+  // first 2E entries of the table, which rank_routes clears again. (H100, 8 routes per token to
+  // 128 experts: 79.5% of copy with 64-bit shared counters, 82.5-83.1% with these.)
+  const int tid = int(threadIdx.x);
+  int* total_i = sh.table;
+  int* before_i = sh.table + E;
+  for (std::int64_t e = tid; e < 2 * E; e += kRouteThreads) sh.table[e] = 0;
+  __syncthreads();
+  const int n = blocks * int(E);
+  for (int x0 = tid; x0 < n; x0 += kRouteThreads * kCountBatch) {
+    int c[kCountBatch];
+#pragma unroll
+    for (int u = 0; u < kCountBatch; ++u) {  // every load first: one round trip per batch
+      const int x = x0 + u * kRouteThreads;
+      c[u] = x < n ? __ldcg(counts + x) : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < kCountBatch; ++u) {
+      if (c[u] == 0) continue;
+      const int x = x0 + u * kRouteThreads, j = x / int(E), e = x - j * int(E);
+      atomicAdd(total_i + e, c[u]);
+      if (j < b) atomicAdd(before_i + e, c[u]);
+    }
+  }
+  __syncthreads();
+  for (std::int64_t e = tid; e < E; e += kRouteThreads) {
+    sh.total[e] = total_i[e];
+    sh.before[e] = before_i[e];
+  }
+  __syncthreads();
+  const std::int64_t* total = sh.total;
+  layout_detail::padded_scan<kRouteThreads>([total](std::int64_t e) { return total[e]; }, E, alignment, sh.start);
+  layout_detail::padded_scan<kRouteThreads>(
+      [total, alignment](std::int64_t e) { return (total[e] + alignment - 1) / alignment * alignment - total[e]; }, E, 1,
+      sh.padding);
+  if (b == 0)
+    for (std::int64_t e = tid; e < E; e += kRouteThreads) {
+      tokens_per_expert[e] = sh.total[e];
+      pad_offsets[e] = sh.padding[e];
+      padded_offs[e] = sh.start[e + 1];
+    }
+}
+
+// The rows of the routes [begin, end) (in sub-blocks of kRouteBlockRoutes): row_t_k[i] =
+// start[e] + the routes to e before i; route_of_row[row] = i when given (row < route_rows).
+// `before` moves past them. Every thread of the block calls it.
+__device__ inline void rank_routes(const std::int32_t* expert_t_k, int begin, int end, std::int64_t E,
+                                   const RouteShared& sh, std::int64_t* row_t_k, std::int64_t* route_of_row,
+                                   std::int64_t route_rows) {
+  const int tid = int(threadIdx.x), warp = tid / 32;
+  const unsigned lanes_below = (1u << (tid % 32)) - 1u;
+  int* table = sh.table;
+  int* counts_w = table + std::int64_t(warp) * E;
+  for (int sub = begin; sub < end; sub += kRouteBlockRoutes) {
+    // (the barrier: every warp is done with the previous sub-block's table and `before`)
+    for (std::int64_t j = tid; j < std::int64_t(kRouteWarps) * E; j += kRouteThreads) table[j] = 0;
+    __syncthreads();
+    walk_routes(expert_t_k, sub, end, E, [&](int, bool, int e, unsigned same) {
+      if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
+    });
+    __syncthreads();
+    // table[w][e]: the routes to e before warp w's slice (< 2^31: 32-bit); before[e] moves past
+    // this sub-block.
+    for (std::int64_t e = tid; e < E; e += kRouteThreads) {
+      std::int64_t run = sh.before[e];
+      for (int w = 0; w < kRouteWarps; ++w) {
+        const int c = table[std::int64_t(w) * E + e];
+        table[std::int64_t(w) * E + e] = int(run);
+        run += c;
+      }
+      sh.before[e] = run;
+    }
+    __syncthreads();
+    walk_routes(expert_t_k, sub, end, E, [&](int i, bool in, int e, unsigned same) {
+      const std::int64_t row = e >= 0 ? sh.start[e] + counts_w[e] + __popc(same & lanes_below) : -1;
+      __syncwarp();
+      if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
+      if (in) row_t_k[i] = row;
+      if (in && route_of_row != nullptr && row >= 0 && row < route_rows) route_of_row[row] = i;
+    });
+    __syncthreads();
+  }
+}
+
+// Block b's routes in make_row_id_map's two launches: sub-blocks b·subs .. (b + 1)·subs − 1.
+__device__ inline int2 block_routes(int routes, int subs) {
+  const int begin = int(blockIdx.x) * subs * kRouteBlockRoutes;
+  const int end = begin + subs * kRouteBlockRoutes < routes ? begin + subs * kRouteBlockRoutes : routes;
+  return make_int2(begin, end);
+}
+
 __global__ void __launch_bounds__(kRouteThreads)
     route_count_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs, int* counts) {
   extern __shared__ int count_smem[];
   pdl_wait();
   pdl_launch_dependents();
-  for (std::int64_t e = threadIdx.x; e < experts; e += kRouteThreads) count_smem[e] = 0;
-  __syncthreads();
-  const unsigned lanes_below = (1u << (threadIdx.x % 32)) - 1u;
-  const int sub_end = min((int(blockIdx.x) + 1) * subs, (routes + kRouteBlockRoutes - 1) / kRouteBlockRoutes);
-  for (int sub = int(blockIdx.x) * subs; sub < sub_end; ++sub)
-    walk_routes(expert_t_k, routes, experts, sub, [&](int, bool, int e, unsigned same) {
-      if (e >= 0 && (same & lanes_below) == 0u) atomicAdd(count_smem + e, __popc(same));
-    });
-  __syncthreads();
+  const int2 r = block_routes(routes, subs);
+  count_routes(expert_t_k, r.x, r.y, experts, count_smem);
   for (std::int64_t e = threadIdx.x; e < experts; e += kRouteThreads)
     counts[std::int64_t(blockIdx.x) * experts + e] = count_smem[e];
 }
@@ -677,70 +890,32 @@ __global__ void __launch_bounds__(kRouteThreads)
 __global__ void __launch_bounds__(kRouteThreads)
     route_rank_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs,
                       std::int64_t alignment, const int* counts, std::int64_t* row_t_k, std::int64_t* tokens_per_expert,
-                      std::int64_t* pad_offsets, std::int64_t* padded_offs) {
+                      std::int64_t* pad_offsets, std::int64_t* padded_offs, std::int64_t* route_of_row,
+                      std::int64_t route_rows) {
   extern __shared__ std::int64_t route_smem[];
+  const int2 r = block_routes(routes, subs);
+  // This thread's route of the block's first sub-block into L1 while route_count_kernel runs:
+  // expert_t_k is no kernel's output in this chain (route_count_kernel waited for its producer
+  // before it let this kernel start).
+  if (r.x + int(threadIdx.x) < r.y) asm volatile("prefetch.global.L1 [%0];" ::"l"(expert_t_k + r.x + threadIdx.x));
   pdl_wait();
   pdl_launch_dependents();
   const std::int64_t E = experts;
-  std::int64_t* start = route_smem;       // (E + 1) padded starts
-  std::int64_t* padding = start + E + 1;  // (E + 1) padding rows before each expert
-  std::int64_t* total = padding + E + 1;  // (E) routes per expert
-  std::int64_t* before = total + E;       // (E) routes per expert in blocks before this one
-  int* table = reinterpret_cast<int*>(before + E);  // (kRouteWarps, E)
-  const int tid = int(threadIdx.x), warp = tid / 32;
-  const int blocks = int(gridDim.x), b = int(blockIdx.x);
-  for (std::int64_t e = tid; e < E; e += kRouteThreads) {
-    long long all = 0, earlier = 0;
-    for (int j = 0; j < blocks; ++j) {
-      const int c = __ldg(counts + std::int64_t(j) * E + e);
-      all += c;
-      earlier += j < b ? c : 0;
-    }
-    total[e] = all;
-    before[e] = earlier;
+  const RouteShared sh(route_smem, E);
+  const int tid = int(threadIdx.x), blocks = int(gridDim.x), b = int(blockIdx.x);
+  route_starts(counts, blocks, b, E, alignment, sh, tokens_per_expert, pad_offsets, padded_offs);
+  // The inverse map's rows of no route: expert e's pad rows [start[e] + total[e], start[e + 1]) (by
+  // block e % blocks) and the rows from start[E] on (by every block).
+  if (route_of_row != nullptr) {
+    for (std::int64_t e = b; e < E; e += blocks)
+      for (std::int64_t row = sh.start[e] + sh.total[e] + tid; row < sh.start[e + 1] && row < route_rows;
+           row += kRouteThreads)
+        route_of_row[row] = -1;
+    for (std::int64_t row = sh.start[E] + std::int64_t(b) * kRouteThreads + tid; row < route_rows;
+         row += std::int64_t(blocks) * kRouteThreads)
+      route_of_row[row] = -1;
   }
-  __syncthreads();
-  layout_detail::padded_scan<kRouteThreads>([total](std::int64_t e) { return total[e]; }, E, alignment, start);
-  layout_detail::padded_scan<kRouteThreads>(
-      [total, alignment](std::int64_t e) { return (total[e] + alignment - 1) / alignment * alignment - total[e]; }, E, 1,
-      padding);
-  if (b == 0)
-    for (std::int64_t e = tid; e < E; e += kRouteThreads) {
-      tokens_per_expert[e] = total[e];
-      pad_offsets[e] = padding[e];
-      padded_offs[e] = start[e + 1];
-    }
-  const unsigned lanes_below = (1u << (tid % 32)) - 1u;
-  int* counts_w = table + std::int64_t(warp) * E;
-  const int sub_end = min((b + 1) * subs, (routes + kRouteBlockRoutes - 1) / kRouteBlockRoutes);
-  for (int sub = b * subs; sub < sub_end; ++sub) {
-    // (the barrier: every warp is done with the previous sub-block's table and `before`)
-    for (std::int64_t j = tid; j < std::int64_t(kRouteWarps) * E; j += kRouteThreads) table[j] = 0;
-    __syncthreads();
-    walk_routes(expert_t_k, routes, E, sub, [&](int, bool, int e, unsigned same) {
-      if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
-    });
-    __syncthreads();
-    // table[w][e]: the routes to e before warp w's slice (< 2^31: 32-bit); before[e] moves past
-    // this sub-block.
-    for (std::int64_t e = tid; e < E; e += kRouteThreads) {
-      std::int64_t run = before[e];
-      for (int w = 0; w < kRouteWarps; ++w) {
-        const int c = table[std::int64_t(w) * E + e];
-        table[std::int64_t(w) * E + e] = int(run);
-        run += c;
-      }
-      before[e] = run;
-    }
-    __syncthreads();
-    walk_routes(expert_t_k, routes, E, sub, [&](int i, bool in, int e, unsigned same) {
-      const std::int64_t row = e >= 0 ? start[e] + counts_w[e] + __popc(same & lanes_below) : -1;
-      __syncwarp();
-      if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
-      if (in) row_t_k[i] = row;
-    });
-    __syncthreads();
-  }
+  rank_routes(expert_t_k, r.x, r.y, E, sh, row_t_k, route_of_row, route_rows);
 }
 
 // ----------------------------------------------------------------------------
@@ -926,17 +1101,55 @@ void permute_and_pad(DeviceRows x, DeviceRows scales, const std::int64_t* tokens
   gather_with_scales(x, scales, y, y_scales, max_len, MapSource{permuted_indices}, stream);
 }
 
+// The bulk permute's slices: the row (row_bytes % 16 == 0) in equal slices of whole 16-byte
+// vectors, at most kBulkSliceBytes each (the last one shorter).
+BulkPermuteShape bulk_permute_shape(std::int64_t row_bytes) {
+  BulkPermuteShape shape;
+  shape.slices = (row_bytes + kBulkSliceBytes - 1) / kBulkSliceBytes;
+  const std::int64_t vecs = row_bytes / 16;
+  shape.slice_bytes = std::uint32_t((vecs + shape.slices - 1) / shape.slices * 16);
+  shape.slices = (row_bytes + shape.slice_bytes - 1) / shape.slice_bytes;
+  shape.slot_bytes = (shape.slice_bytes + 127u) / 128u * 128u;
+  return shape;
+}
+// Whether x's rows and y take the bulk copies (16-byte sizes and addresses).
+bool bulk_rows(const DeviceRows& x, const void* y) {
+  return x.row_bytes() > 0 && x.row_bytes() % 16 == 0 &&
+         (reinterpret_cast<std::uintptr_t>(x.data) | reinterpret_cast<std::uintptr_t>(y)) % 16 == 0;
+}
+
 void fused_permute_pad(DeviceRows x, DeviceRows scales, const std::int64_t* row_t_k, std::int64_t tokens,
                        std::int64_t topk, std::int64_t rows, const float* probs, void* y, void* y_scales,
-                       float* y_probs, cudaStream_t stream) {
+                       float* y_probs, const std::int64_t* route_of_row_in, cudaStream_t stream) {
   check_rows(x, "x", false);
   check_scales(scales, x.rows, "scales");
   if (tokens != x.rows)
     throw std::invalid_argument("routing.tokens (rows of x): expected " + std::to_string(x.rows) + ", got " +
                                 std::to_string(tokens));
   if (rows == 0) return;
-  StreamScratch<std::int64_t> route_of_row(std::size_t(rows), stream);
-  inverse_map(row_t_k, tokens * topk, route_of_row.get(), rows, stream);
+  StreamScratch<std::int64_t> route_of_row_own(route_of_row_in != nullptr ? 0 : std::size_t(rows), stream);
+  if (route_of_row_in == nullptr) inverse_map(row_t_k, tokens * topk, route_of_row_own.get(), rows, stream);
+  const std::int64_t* route_of_row = route_of_row_in != nullptr ? route_of_row_in : route_of_row_own.get();
+  if (bulk_rows(x, y)) {  // data rows by token through the bulk copy engine, probs inside; scale rows gathered
+    const BulkPermuteShape shape = bulk_permute_shape(x.row_bytes());
+    static const bool allowed = [] {  // the largest slices' shared memory (83 KB)
+      OCTET_CUDA_CHECK(cudaFuncSetAttribute(permute_bulk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            int(BulkPermuteShape{kBulkSliceBytes, kBulkSliceBytes, 1}.smem())));
+      return true;
+    }();
+    (void)allowed;
+    int resident = 0;
+    OCTET_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, permute_bulk_kernel, 32, shape.smem()));
+    const std::int64_t items = tokens * shape.slices;
+    const std::int64_t cap = std::int64_t(layout_detail::multiprocessors()) * std::max(resident, 1);
+    const unsigned grid = unsigned(std::max<std::int64_t>(1, std::min(items, cap)));
+    launch_pdl(permute_bulk_kernel, grid, 32, shape.smem(), stream, static_cast<const std::uint8_t*>(x.data),
+               static_cast<std::uint8_t*>(y), tokens, topk, rows, x.row_bytes(), shape, row_t_k, probs, route_of_row,
+               y_probs);
+    if (scales.cols > 0)
+      gather_rows(scales.data, y_scales, rows, scales.row_bytes(), RouteSource{route_of_row, topk}, stream);
+    return;
+  }
   if (x.row_bytes() > 0) {  // data rows by token, probs inside; scale rows gathered
     with_access_width(x.data, y, x.row_bytes(), [&](const auto* in, auto* out, std::int64_t row_vecs) {
       using V = std::remove_cv_t<std::remove_pointer_t<decltype(in)>>;
@@ -947,15 +1160,15 @@ void fused_permute_pad(DeviceRows x, DeviceRows scales, const std::int64_t* row_
       }();
       const std::int64_t items = tokens * ((row_vecs + 32 * kUnroll - 1) / (32 * kUnroll));
       launch_pdl(permute_scatter_kernel<V>, gather_blocks(std::max(rows, items), per_sm), kThreads, 0, stream, in, out,
-                 tokens, topk, rows, row_vecs, row_t_k, probs, static_cast<const std::int64_t*>(route_of_row.get()),
+                 tokens, topk, rows, row_vecs, row_t_k, probs, route_of_row,
                  y_probs);
     });
     if (scales.cols > 0)
-      gather_rows(scales.data, y_scales, rows, scales.row_bytes(), RouteSource{route_of_row.get(), topk}, stream);
+      gather_rows(scales.data, y_scales, rows, scales.row_bytes(), RouteSource{route_of_row, topk}, stream);
     return;
   }
   StreamScratch<std::int64_t> data_src(std::size_t(rows), stream), scale_src(std::size_t(rows), stream);
-  permute_pad_map_kernel<<<blocks_for(rows, kThreads), kThreads, 0, stream>>>(route_of_row.get(), rows, topk, probs,
+  permute_pad_map_kernel<<<blocks_for(rows, kThreads), kThreads, 0, stream>>>(route_of_row, rows, topk, probs,
                                                                             data_src.get(), scale_src.get(), y_probs);
   check_launch();
   gather_rows(x.data, y, rows, x.row_bytes(), MapSource{data_src.get()}, stream);
@@ -999,7 +1212,8 @@ void fused_unpermute_unpad(DeviceRows permuted, InputType type, const std::int64
 
 void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::int64_t topk, std::int64_t experts,
                      std::int64_t alignment, std::int64_t* row_t_k, std::int64_t* tokens_per_expert,
-                     std::int64_t* pad_offsets, std::int64_t* padded_offs, cudaStream_t stream) {
+                     std::int64_t* pad_offsets, std::int64_t* padded_offs, std::int64_t* route_of_row,
+                     std::int64_t route_rows, cudaStream_t stream) {
   if (tokens < 0 || topk < 0) throw std::invalid_argument("routing: negative shape");
   if (experts < 1) throw std::invalid_argument("routing.experts must be >= 1, got " + std::to_string(experts));
   if (alignment < 1) throw std::invalid_argument("alignment must be >= 1, got " + std::to_string(alignment));
@@ -1026,7 +1240,8 @@ void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::i
   launch_pdl(route_count_kernel, blocks, kRouteThreads, count_smem, stream, expert_t_k, int(routes), experts, int(subs),
              counts.get());
   launch_pdl(route_rank_kernel, blocks, kRouteThreads, rank_smem, stream, expert_t_k, int(routes), experts, int(subs),
-             alignment, static_cast<const int*>(counts.get()), row_t_k, tokens_per_expert, pad_offsets, padded_offs);
+             alignment, static_cast<const int*>(counts.get()), row_t_k, tokens_per_expert, pad_offsets, padded_offs,
+             route_of_row, route_of_row != nullptr ? route_rows : 0);
 }
 
 }  // namespace octet::cuda
