@@ -687,9 +687,10 @@ __global__ void __launch_bounds__(kThreads)
 // GPU kernels: the row map of the routing (make_row_id_map)
 
 // The map in two launches over B blocks, the routes in flat order i = t·K + k (the emulator's
-// order, so tokens ascend inside each expert) cut into sub-blocks of S = kRouteThreads ·
-// kRoutesPerThread routes, block b taking the `subs` consecutive sub-blocks [b·subs, (b+1)·subs).
-// In a sub-block each warp walks a contiguous slice of S / 16 routes, 32 per step:
+// order, so tokens ascend inside each expert) cut into sub-blocks of S = kT · kRoutesPerThread
+// routes (kT threads a block: RouteBlock), block b taking the `subs` consecutive sub-blocks
+// [b·subs, (b+1)·subs). In a sub-block each warp walks a contiguous slice of S / (kT / 32) routes,
+// 32 per step:
 // __match_any_sync on the expert gives each lane the mask of the lanes of its step with its expert,
 // and the lowest of them speaks for them. B is at most kRouteMaxBlocks (more routes make more
 // sub-blocks per block), so the B x E counts that every rank block reads stay bounded and the
@@ -708,34 +709,41 @@ __global__ void __launch_bounds__(kThreads)
 // expert over all T·K routes (H100, the fused permute's benchmark: 47 us for the map of 16640
 // routes to one expert, 29 us for 16 experts); one block for the whole map spent 29 us on its
 // serial steps.
-constexpr int kRouteThreads = 512;  // 64 registers a thread (at 1024 threads ptxas spilled)
-constexpr int kRouteWarps = kRouteThreads / 32;
-// One route per thread and sub-block: 512-route sub-blocks, so that 16640 routes take 33 blocks
-// rather than 9 (H100, fused_permute_pad with 8 routes per token: 72-73 -> 74.5-75% of copy; 256
-// threads of one route each measured 73-74%).
-constexpr int kRoutesPerThread = 1;   // one step of 32 routes per warp and lane batch
-constexpr int kRouteBlockRoutes = kRouteThreads * kRoutesPerThread;  // routes per sub-block
+// Block sizes: kT threads of one route each per sub-block (64 registers a thread; at 1024 threads
+// ptxas spilled). H100, fused_permute_pad with 8 routes per token (16640 routes), % of copy at 16 /
+// 64 / 128 experts: 512 threads (33 blocks) 83.5-83.7 / 83.6-83.8 / 83.3-83.5, 256 threads (66
+// blocks) 86.1-86.6 / 85.2-85.5 / 81.9-82.7, 128 threads 83.1-83.7 / 80.5-80.9 / 70.6-71.0: smaller
+// blocks shorten each block's chain of barriers, more blocks make more B x E counts for every rank
+// block to read. So 256 threads up to kRouteSmallExperts experts, 512 beyond.
+constexpr int kRoutesPerThread = 1;  // one step of 32 routes per warp and lane batch
+template <int kT>
+struct RouteBlock {
+  static constexpr int kThreads = kT, kWarps = kT / 32;
+  static constexpr int kRoutes = kT * kRoutesPerThread;  // routes per sub-block
+  // The rank phase's shared memory (RouteShared).
+  __host__ __device__ static constexpr std::size_t shared_bytes(std::int64_t experts) {
+    return std::size_t(4 * experts + 2) * sizeof(std::int64_t) + std::size_t(kWarps) * std::size_t(experts) * sizeof(int);
+  }
+};
+constexpr int kRouteSmallExperts = 64;
+constexpr int kRouteMaxThreads = 512;
 constexpr int kRouteMaxBlocks = 256;
-constexpr int kCountBatch = 8;  // route_starts: (block, expert) counts a thread loads at once
+constexpr int kCountBatch = 32;  // route_starts: (block, expert) counts a thread loads at once
 constexpr std::size_t kRouteSharedBudget = 160 * 1024;
-
-__host__ __device__ constexpr std::size_t route_shared_bytes(std::int64_t experts) {
-  return std::size_t(4 * experts + 2) * sizeof(std::int64_t) +
-         std::size_t(kRouteWarps) * std::size_t(experts) * sizeof(int);
-}
-constexpr std::int64_t kRouteMaxExperts = std::int64_t((kRouteSharedBudget - 2 * sizeof(std::int64_t)) /
-                                                       (4 * sizeof(std::int64_t) + kRouteWarps * sizeof(int)));
+constexpr std::int64_t kRouteMaxExperts =
+    std::int64_t((kRouteSharedBudget - 2 * sizeof(std::int64_t)) /
+                 (4 * sizeof(std::int64_t) + RouteBlock<kRouteMaxThreads>::kWarps * sizeof(int)));
 
 // step(i, in, e, same) for each route i of this warp's slice of the sub-block of routes [begin,
-// begin + kRouteBlockRoutes) ∩ [., end) (32-bit indices: the host refuses more than 2^31 - 1 -
-// kRouteBlockRoutes routes; `in`: i is before the slice's end, else e = -1), `same` the lanes of
+// begin + RouteBlock<kT>::kRoutes) ∩ [., end) (32-bit indices: the host refuses more than 2^31 - 1 -
+// RouteBlock<kT>::kRoutes routes; `in`: i is before the slice's end, else e = -1), `same` the lanes of
 // its step that name expert e. Whole warps; a __syncwarp after each step (the next lowest lane may
 // differ).
-template <class Step>
+template <int kT, class Step>
 __device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int begin, int end, std::int64_t experts,
                                             Step step) {
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  constexpr int kWarpRoutes = kRouteBlockRoutes / kRouteWarps;
+  constexpr int kWarpRoutes = RouteBlock<kT>::kRoutes / RouteBlock<kT>::kWarps;
   const int lo = begin + warp * kWarpRoutes;
   const int hi = lo + kWarpRoutes < end ? lo + kWarpRoutes : end;
   int e[kRoutesPerThread];
@@ -755,24 +763,26 @@ __device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int 
 
 // The routes [begin, end) per expert into count (E ints of shared memory). Every thread of the
 // block calls it; the counts are complete after it.
+template <int kT>
 __device__ inline void count_routes(const std::int32_t* expert_t_k, int begin, int end, std::int64_t experts, int* count) {
-  for (std::int64_t e = threadIdx.x; e < experts; e += kRouteThreads) count[e] = 0;
+  for (std::int64_t e = threadIdx.x; e < experts; e += kT) count[e] = 0;
   __syncthreads();
   const unsigned lanes_below = (1u << (threadIdx.x % 32)) - 1u;
-  for (int sub = begin; sub < end; sub += kRouteBlockRoutes)
-    walk_routes(expert_t_k, sub, end, experts, [&](int, bool, int e, unsigned same) {
+  for (int sub = begin; sub < end; sub += RouteBlock<kT>::kRoutes)
+    walk_routes<kT>(expert_t_k, sub, end, experts, [&](int, bool, int e, unsigned same) {
       if (e >= 0 && (same & lanes_below) == 0u) atomicAdd(count + e, __popc(same));
     });
   __syncthreads();
 }
 
-// The rank phase's shared memory (route_shared_bytes(E)).
+// The rank phase's shared memory (RouteBlock<kT>::shared_bytes(E)).
+template <int kT>
 struct RouteShared {
   std::int64_t* start;    // (E + 1) padded starts
   std::int64_t* padding;  // (E + 1) padding rows before each expert
   std::int64_t* total;    // (E) routes per expert
   std::int64_t* before;   // (E) routes per expert before this block's next route
-  int* table;             // (kRouteWarps, E)
+  int* table;             // (RouteBlock<kT>::kWarps, E)
   __device__ RouteShared(void* base, std::int64_t E)
       : start(static_cast<std::int64_t*>(base)), padding(start + E + 1), total(padding + E + 1), before(total + E),
         table(reinterpret_cast<int*>(before + E)) {}
@@ -781,76 +791,85 @@ struct RouteShared {
 // total, before (the routes of blocks < b), start and padding from route_count_kernel's per-block
 // counts (blocks x E), then block 0 stores the caller's per-expert outputs. Every thread of the
 // block calls it.
+template <int kT>
 __device__ inline void route_starts(const int* counts, int blocks, int b, std::int64_t E, std::int64_t alignment,
-                                    const RouteShared& sh, std::int64_t* tokens_per_expert, std::int64_t* pad_offsets,
+                                    const RouteShared<kT>& sh, std::int64_t* tokens_per_expert, std::int64_t* pad_offsets,
                                     std::int64_t* padded_offs) {
-  // Every (block, expert) entry loaded kCountBatch at a time per thread (a loop of one load per
-  // block and expert was a chain of dependent round trips), summed into 32-bit shared counters: the
-  // first 2E entries of the table, which rank_routes clears again. (H100, 8 routes per token to
-  // 128 experts: 79.5% of copy with 64-bit shared counters, 82.5-83.1% with these.)
+  // Thread (g, e) of `groups` per expert sums the counts of blocks g, g + groups, ... in registers,
+  // loading kCountBatch of them at a time, then adds its two sums into 32-bit shared counters (the
+  // first 2E entries of the table, which rank_routes clears again). A loop of one load per expert
+  // and block was a chain of round trips; shared atomics per entry contended (a thread's entries
+  // are one expert's). H100, 8 routes per token to 128 experts, 512-thread blocks: 64-bit atomics
+  // per entry 79.5% of copy, 32-bit ones 82.0-83.7%, these sums 83.2-84.8%.
   const int tid = int(threadIdx.x);
   int* total_i = sh.table;
   int* before_i = sh.table + E;
-  for (std::int64_t e = tid; e < 2 * E; e += kRouteThreads) sh.table[e] = 0;
+  for (std::int64_t e = tid; e < 2 * E; e += kT) sh.table[e] = 0;
   __syncthreads();
-  const int n = blocks * int(E);
-  for (int x0 = tid; x0 < n; x0 += kRouteThreads * kCountBatch) {
-    int c[kCountBatch];
+  const int per = E < kT ? int(E) : kT;  // experts per pass
+  const int groups = kT / per, g = tid / per;
+  if (g < groups)
+    for (int e = tid % per; e < int(E); e += per) {
+      int sum = 0, sum_before = 0;
+      for (int j0 = g; j0 < blocks; j0 += groups * kCountBatch) {
+        int c[kCountBatch];
 #pragma unroll
-    for (int u = 0; u < kCountBatch; ++u) {  // every load first: one round trip per batch
-      const int x = x0 + u * kRouteThreads;
-      c[u] = x < n ? __ldcg(counts + x) : 0;
-    }
+        for (int u = 0; u < kCountBatch; ++u) {  // every load first: one round trip per batch
+          const int j = j0 + u * groups;
+          c[u] = j < blocks ? __ldcg(counts + std::int64_t(j) * E + e) : 0;
+        }
 #pragma unroll
-    for (int u = 0; u < kCountBatch; ++u) {
-      if (c[u] == 0) continue;
-      const int x = x0 + u * kRouteThreads, j = x / int(E), e = x - j * int(E);
-      atomicAdd(total_i + e, c[u]);
-      if (j < b) atomicAdd(before_i + e, c[u]);
+        for (int u = 0; u < kCountBatch; ++u) {
+          sum += c[u];
+          if (j0 + u * groups < b) sum_before += c[u];
+        }
+      }
+      if (sum != 0) atomicAdd(total_i + e, sum);
+      if (sum_before != 0) atomicAdd(before_i + e, sum_before);
     }
-  }
   __syncthreads();
-  for (std::int64_t e = tid; e < E; e += kRouteThreads) {
+  for (std::int64_t e = tid; e < E; e += kT) {
     sh.total[e] = total_i[e];
     sh.before[e] = before_i[e];
   }
   __syncthreads();
   const std::int64_t* total = sh.total;
-  layout_detail::padded_scan<kRouteThreads>([total](std::int64_t e) { return total[e]; }, E, alignment, sh.start);
-  layout_detail::padded_scan<kRouteThreads>(
+  layout_detail::padded_scan<kT>([total](std::int64_t e) { return total[e]; }, E, alignment, sh.start);
+  layout_detail::padded_scan<kT>(
       [total, alignment](std::int64_t e) { return (total[e] + alignment - 1) / alignment * alignment - total[e]; }, E, 1,
       sh.padding);
   if (b == 0)
-    for (std::int64_t e = tid; e < E; e += kRouteThreads) {
+    for (std::int64_t e = tid; e < E; e += kT) {
       tokens_per_expert[e] = sh.total[e];
       pad_offsets[e] = sh.padding[e];
       padded_offs[e] = sh.start[e + 1];
     }
 }
 
-// The rows of the routes [begin, end) (in sub-blocks of kRouteBlockRoutes): row_t_k[i] =
+// The rows of the routes [begin, end) (in sub-blocks of RouteBlock<kT>::kRoutes): row_t_k[i] =
 // start[e] + the routes to e before i; route_of_row[row] = i when given (row < route_rows).
 // `before` moves past them. Every thread of the block calls it.
+template <int kT>
 __device__ inline void rank_routes(const std::int32_t* expert_t_k, int begin, int end, std::int64_t E,
-                                   const RouteShared& sh, std::int64_t* row_t_k, std::int64_t* route_of_row,
+                                   const RouteShared<kT>& sh, std::int64_t* row_t_k, std::int64_t* route_of_row,
                                    std::int64_t route_rows) {
   const int tid = int(threadIdx.x), warp = tid / 32;
   const unsigned lanes_below = (1u << (tid % 32)) - 1u;
   int* table = sh.table;
   int* counts_w = table + std::int64_t(warp) * E;
-  for (int sub = begin; sub < end; sub += kRouteBlockRoutes) {
+  for (int sub = begin; sub < end; sub += RouteBlock<kT>::kRoutes) {
     // (the barrier: every warp is done with the previous sub-block's table and `before`)
-    for (std::int64_t j = tid; j < std::int64_t(kRouteWarps) * E; j += kRouteThreads) table[j] = 0;
+    for (std::int64_t j = tid; j < std::int64_t(RouteBlock<kT>::kWarps) * E; j += kT) table[j] = 0;
     __syncthreads();
-    walk_routes(expert_t_k, sub, end, E, [&](int, bool, int e, unsigned same) {
+    walk_routes<kT>(expert_t_k, sub, end, E, [&](int, bool, int e, unsigned same) {
       if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
     });
     __syncthreads();
     // table[w][e]: the routes to e before warp w's slice (< 2^31: 32-bit); before[e] moves past
     // this sub-block.
-    for (std::int64_t e = tid; e < E; e += kRouteThreads) {
+    for (std::int64_t e = tid; e < E; e += kT) {
       std::int64_t run = sh.before[e];
-      for (int w = 0; w < kRouteWarps; ++w) {
+      for (int w = 0; w < RouteBlock<kT>::kWarps; ++w) {
         const int c = table[std::int64_t(w) * E + e];
         table[std::int64_t(w) * E + e] = int(run);
         run += c;
@@ -858,7 +877,7 @@ __device__ inline void rank_routes(const std::int32_t* expert_t_k, int begin, in
       sh.before[e] = run;
     }
     __syncthreads();
-    walk_routes(expert_t_k, sub, end, E, [&](int i, bool in, int e, unsigned same) {
+    walk_routes<kT>(expert_t_k, sub, end, E, [&](int i, bool in, int e, unsigned same) {
       const std::int64_t row = e >= 0 ? sh.start[e] + counts_w[e] + __popc(same & lanes_below) : -1;
       __syncwarp();
       if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
@@ -870,30 +889,33 @@ __device__ inline void rank_routes(const std::int32_t* expert_t_k, int begin, in
 }
 
 // Block b's routes in make_row_id_map's two launches: sub-blocks b·subs .. (b + 1)·subs − 1.
+template <int kT>
 __device__ inline int2 block_routes(int routes, int subs) {
-  const int begin = int(blockIdx.x) * subs * kRouteBlockRoutes;
-  const int end = begin + subs * kRouteBlockRoutes < routes ? begin + subs * kRouteBlockRoutes : routes;
+  const int begin = int(blockIdx.x) * subs * RouteBlock<kT>::kRoutes;
+  const int end = begin + subs * RouteBlock<kT>::kRoutes < routes ? begin + subs * RouteBlock<kT>::kRoutes : routes;
   return make_int2(begin, end);
 }
 
-__global__ void __launch_bounds__(kRouteThreads)
+template <int kT>
+__global__ void __launch_bounds__(kT)
     route_count_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs, int* counts) {
   extern __shared__ int count_smem[];
   pdl_wait();
   pdl_launch_dependents();
-  const int2 r = block_routes(routes, subs);
-  count_routes(expert_t_k, r.x, r.y, experts, count_smem);
-  for (std::int64_t e = threadIdx.x; e < experts; e += kRouteThreads)
+  const int2 r = block_routes<kT>(routes, subs);
+  count_routes<kT>(expert_t_k, r.x, r.y, experts, count_smem);
+  for (std::int64_t e = threadIdx.x; e < experts; e += kT)
     counts[std::int64_t(blockIdx.x) * experts + e] = count_smem[e];
 }
 
-__global__ void __launch_bounds__(kRouteThreads)
+template <int kT>
+__global__ void __launch_bounds__(kT)
     route_rank_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs,
                       std::int64_t alignment, const int* counts, std::int64_t* row_t_k, std::int64_t* tokens_per_expert,
                       std::int64_t* pad_offsets, std::int64_t* padded_offs, std::int64_t* route_of_row,
                       std::int64_t route_rows) {
   extern __shared__ std::int64_t route_smem[];
-  const int2 r = block_routes(routes, subs);
+  const int2 r = block_routes<kT>(routes, subs);
   // This thread's route of the block's first sub-block into L1 while route_count_kernel runs:
   // expert_t_k is no kernel's output in this chain (route_count_kernel waited for its producer
   // before it let this kernel start).
@@ -901,21 +923,21 @@ __global__ void __launch_bounds__(kRouteThreads)
   pdl_wait();
   pdl_launch_dependents();
   const std::int64_t E = experts;
-  const RouteShared sh(route_smem, E);
+  const RouteShared<kT> sh(route_smem, E);
   const int tid = int(threadIdx.x), blocks = int(gridDim.x), b = int(blockIdx.x);
-  route_starts(counts, blocks, b, E, alignment, sh, tokens_per_expert, pad_offsets, padded_offs);
+  route_starts<kT>(counts, blocks, b, E, alignment, sh, tokens_per_expert, pad_offsets, padded_offs);
   // The inverse map's rows of no route: expert e's pad rows [start[e] + total[e], start[e + 1]) (by
   // block e % blocks) and the rows from start[E] on (by every block).
   if (route_of_row != nullptr) {
     for (std::int64_t e = b; e < E; e += blocks)
       for (std::int64_t row = sh.start[e] + sh.total[e] + tid; row < sh.start[e + 1] && row < route_rows;
-           row += kRouteThreads)
+           row += kT)
         route_of_row[row] = -1;
-    for (std::int64_t row = sh.start[E] + std::int64_t(b) * kRouteThreads + tid; row < route_rows;
-         row += std::int64_t(blocks) * kRouteThreads)
+    for (std::int64_t row = sh.start[E] + std::int64_t(b) * kT + tid; row < route_rows;
+         row += std::int64_t(blocks) * kT)
       route_of_row[row] = -1;
   }
-  rank_routes(expert_t_k, r.x, r.y, E, sh, row_t_k, route_of_row, route_rows);
+  rank_routes<kT>(expert_t_k, r.x, r.y, E, sh, row_t_k, route_of_row, route_rows);
 }
 
 // ----------------------------------------------------------------------------
@@ -1217,31 +1239,40 @@ void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::i
   if (tokens < 0 || topk < 0) throw std::invalid_argument("routing: negative shape");
   if (experts < 1) throw std::invalid_argument("routing.experts must be >= 1, got " + std::to_string(experts));
   if (alignment < 1) throw std::invalid_argument("alignment must be >= 1, got " + std::to_string(alignment));
-  // Two launches (route_count_kernel, route_rank_kernel) over blocks of kRouteBlockRoutes routes.
+  // Two launches (route_count_kernel, route_rank_kernel) over blocks of kT routes (RouteBlock).
   const std::int64_t routes = tokens * topk;
-  if (routes > std::numeric_limits<int>::max() - kRouteBlockRoutes)  // 32-bit counts and route indices
+  constexpr int kMostRoutes = std::numeric_limits<int>::max() - kRouteMaxThreads * kRoutesPerThread;
+  if (routes > kMostRoutes)  // 32-bit counts and route indices
     throw std::invalid_argument("make_row_id_map: " + std::to_string(routes) + " routes; the CUDA kernels take at most " +
-                                std::to_string(std::numeric_limits<int>::max() - kRouteBlockRoutes));
+                                std::to_string(kMostRoutes));
   if (experts > kRouteMaxExperts)
     throw std::invalid_argument("make_row_id_map: " + std::to_string(experts) +
                                 " experts; the CUDA kernels' shared tables hold at most " + std::to_string(kRouteMaxExperts));
-  // At most kRouteMaxBlocks blocks of `subs` sub-blocks each.
-  const std::int64_t sub_count = std::max<std::int64_t>(1, (routes + kRouteBlockRoutes - 1) / kRouteBlockRoutes);
-  const std::int64_t subs = (sub_count + kRouteMaxBlocks - 1) / kRouteMaxBlocks;
-  const unsigned blocks = unsigned((sub_count + subs - 1) / subs);
-  const StreamScratch<int> counts(std::size_t(blocks) * std::size_t(experts), stream);
-  const std::size_t count_smem = std::size_t(experts) * sizeof(int), rank_smem = route_shared_bytes(experts);
-  if (count_smem > 48 * 1024)
-    OCTET_CUDA_CHECK(cudaFuncSetAttribute(route_count_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(count_smem)));
-  if (rank_smem > 48 * 1024)
-    OCTET_CUDA_CHECK(cudaFuncSetAttribute(route_rank_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(rank_smem)));
-  // Programmatic dependent launches (sm90_layout_device.hpp): each kernel's launch overlaps the end of the
-  // one before it.
-  launch_pdl(route_count_kernel, blocks, kRouteThreads, count_smem, stream, expert_t_k, int(routes), experts, int(subs),
-             counts.get());
-  launch_pdl(route_rank_kernel, blocks, kRouteThreads, rank_smem, stream, expert_t_k, int(routes), experts, int(subs),
-             alignment, static_cast<const int*>(counts.get()), row_t_k, tokens_per_expert, pad_offsets, padded_offs,
-             route_of_row, route_of_row != nullptr ? route_rows : 0);
+  const auto launch = [&](auto block) {
+    using Block = decltype(block);
+    constexpr int kT = Block::kThreads;
+    // At most kRouteMaxBlocks blocks of `subs` sub-blocks each.
+    const std::int64_t sub_count = std::max<std::int64_t>(1, (routes + Block::kRoutes - 1) / Block::kRoutes);
+    const std::int64_t subs = (sub_count + kRouteMaxBlocks - 1) / kRouteMaxBlocks;
+    const unsigned blocks = unsigned((sub_count + subs - 1) / subs);
+    const StreamScratch<int> counts(std::size_t(blocks) * std::size_t(experts), stream);
+    const std::size_t count_smem = std::size_t(experts) * sizeof(int), rank_smem = Block::shared_bytes(experts);
+    if (count_smem > 48 * 1024)
+      OCTET_CUDA_CHECK(cudaFuncSetAttribute(route_count_kernel<kT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            int(count_smem)));
+    if (rank_smem > 48 * 1024)
+      OCTET_CUDA_CHECK(cudaFuncSetAttribute(route_rank_kernel<kT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            int(rank_smem)));
+    // Programmatic dependent launches (sm90_pdl.cuh): each kernel's launch overlaps the end of the
+    // one before it.
+    launch_pdl(route_count_kernel<kT>, blocks, kT, count_smem, stream, expert_t_k, int(routes), experts, int(subs),
+               counts.get());
+    launch_pdl(route_rank_kernel<kT>, blocks, kT, rank_smem, stream, expert_t_k, int(routes), experts, int(subs),
+               alignment, static_cast<const int*>(counts.get()), row_t_k, tokens_per_expert, pad_offsets, padded_offs,
+               route_of_row, route_of_row != nullptr ? route_rows : 0);
+  };
+  if (experts <= kRouteSmallExperts) launch(RouteBlock<256>{});
+  else launch(RouteBlock<kRouteMaxThreads>{});
 }
 
 }  // namespace octet::cuda
