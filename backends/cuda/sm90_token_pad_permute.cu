@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(kThreads)
 // kept for rows the bulk copies cannot take), 79-80% by bulk copies (docs/performance.md,
 // thirteenth).
 constexpr int kBulkStages = 4;  // 4 x 10 KB rows (5120 bf16): 4 CTAs per SM. H100, 8 routes per token: 2
-                                // stages 1-3 points slower; 8 (2 CTAs per SM) 11 points slower with one route
+                                // stages 3-4 points slower; 8 (2 CTAs per SM) 11 points slower with one route
 constexpr std::uint32_t kBulkSliceBytes = 16384;
 struct BulkPermuteShape {
   std::uint32_t slice_bytes = 0, slot_bytes = 0;  // slot: the slice rounded up to 128 bytes
@@ -800,7 +800,7 @@ __device__ inline void route_starts(const int* counts, int blocks, int b, std::i
   // first 2E entries of the table, which rank_routes clears again). A loop of one load per expert
   // and block was a chain of round trips; shared atomics per entry contended (a thread's entries
   // are one expert's). H100, 8 routes per token to 128 experts, 512-thread blocks: 64-bit atomics
-  // per entry 79.5% of copy, 32-bit ones 82.0-83.7%, these sums 83.2-84.8%.
+  // per entry 79.5% of copy, 32-bit ones 82.3-83.6%, these sums (8 at a time) 83.2-84.8%.
   const int tid = int(threadIdx.x);
   int* total_i = sh.table;
   int* before_i = sh.table + E;
