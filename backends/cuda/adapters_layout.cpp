@@ -13,7 +13,6 @@
 // routing_from_mask (the adapter's input form) and A2aPlan::gather (all_to_all_single's split sizes
 // are host lists). Everything that produces output bytes — the
 // group scans, row maps, routing row map, copies, sums, codes and scales — runs on the GPU.
-#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -442,39 +441,48 @@ Tensors run_fused_permute_pad(const KernelCall& call) {
   const DeviceBuffer<std::int32_t> d_experts(routing.expert_t_k);
   DeviceBuffer<std::int64_t> row_t_k(static_cast<std::size_t>(T * K)), per_expert(static_cast<std::size_t>(E)), pad_offsets(static_cast<std::size_t>(E)),
       padded_offs(static_cast<std::size_t>(E));
-  // The inverse map from make_row_id_map, as a caller that permutes right after it takes it (room
-  // for the most rows the map can give).
-  const std::int64_t route_rows = T * K + E * (alignment - 1);
-  const DeviceBuffer<std::int64_t> route_of_row(static_cast<std::size_t>(std::max<std::int64_t>(route_rows, 1)));
-  make_row_id_map(d_experts.get(), T, K, E, alignment, row_t_k.get(), per_expert.get(), pad_offsets.get(),
-                  padded_offs.get(), route_of_row.get(), route_rows);
-  const std::vector<std::int64_t> ends = padded_offs.download();
-  const std::int64_t rows = ends.back();
+  // The permuted row count, as TE's caller passes num_out_tokens: Σ_e round_up(routes to e, alignment).
+  std::vector<std::int64_t> per_expert_host(static_cast<std::size_t>(E), 0);
+  for (const std::int32_t e : routing.expert_t_k)
+    if (e >= 0 && e < E) ++per_expert_host[static_cast<std::size_t>(e)];
+  std::int64_t rows = 0;
+  for (const std::int64_t n : per_expert_host) rows += (n + alignment - 1) / alignment * alignment;
   const bool has_probs = !routing.prob_t_k.empty();
   const DeviceBuffer<float> d_probs(routing.prob_t_k);
   DeviceBuffer<float> y_probs(has_probs ? static_cast<std::size_t>(rows) : 0);
   RowsOutput y(rows, x.rows), ys(rows, xs.rows);
-  fused_permute_pad(x.rows, xs.rows, row_t_k.get(), T, K, rows, has_probs ? d_probs.get() : nullptr, y.device.get(),
-                    ys.device.get(), y_probs.get(), route_of_row.get());
+  route_permute_pad(d_experts.get(), T, K, E, alignment, x.rows, xs.rows, has_probs ? d_probs.get() : nullptr, rows,
+                    y.device.get(), ys.device.get(), y_probs.get(), row_t_k.get(), per_expert.get(), pad_offsets.get(),
+                    padded_offs.get());
+  const std::vector<std::int64_t> ends = padded_offs.download();
   {
-    // Without the map's inverse, fused_permute_pad computes it itself: the same bytes (both forms are API).
+    // The two calls (make_row_id_map, then fused_permute_pad computing the inverse map itself)
+    // must give the same bytes: both are API.
+    DeviceBuffer<std::int64_t> row_t_k2(static_cast<std::size_t>(T * K)), per_expert2(static_cast<std::size_t>(E)),
+        pad_offsets2(static_cast<std::size_t>(E)), padded_offs2(static_cast<std::size_t>(E));
+    make_row_id_map(d_experts.get(), T, K, E, alignment, row_t_k2.get(), per_expert2.get(), pad_offsets2.get(),
+                    padded_offs2.get());
     DeviceBuffer<float> y_probs2(has_probs ? static_cast<std::size_t>(rows) : 0);
     RowsOutput y2(rows, x.rows), ys2(rows, xs.rows);
-    fused_permute_pad(x.rows, xs.rows, row_t_k.get(), T, K, rows, has_probs ? d_probs.get() : nullptr,
+    fused_permute_pad(x.rows, xs.rows, row_t_k2.get(), T, K, rows, has_probs ? d_probs.get() : nullptr,
                       y2.device.get(), ys2.device.get(), y_probs2.get());
     const auto same = [](const char* what, const auto& a, const auto& b) {
       if (a != b)
-        throw std::runtime_error(std::string("fused_permute_pad: ") + what +
-                                 " differ between make_row_id_map's inverse map and the computed one");
+        throw std::runtime_error(std::string("route_permute_pad and make_row_id_map + fused_permute_pad wrote different ") +
+                                 what);
     };
-    same("y", y.device.download(), y2.device.download());
-    same("y_scale", ys.device.download(), ys2.device.download());
     const auto bits = [](const std::vector<float>& v) {  // (NaN probs compare by their bits)
       std::vector<std::uint32_t> out(v.size());
       for (std::size_t i = 0; i < v.size(); ++i) out[i] = std::bit_cast<std::uint32_t>(v[i]);
       return out;
     };
+    same("y", y.device.download(), y2.device.download());
+    same("y_scale", ys.device.download(), ys2.device.download());
     same("y_probs", bits(y_probs.download()), bits(y_probs2.download()));
+    same("row_id_map", row_t_k.download(), row_t_k2.download());
+    same("tokens_per_expert", per_expert.download(), per_expert2.download());
+    same("pad_offsets", pad_offsets.download(), pad_offsets2.download());
+    same("padded_offs", ends, padded_offs2.download());
   }
   Tensors out;
   add_rows(out, x, y, xs, ys);

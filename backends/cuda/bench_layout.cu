@@ -392,15 +392,13 @@ void bench_tokens(Bench& b) {
                                  padded_offs.get());
     const i64 prow = padded_offs.download().back();
     DeviceBuffer<float> y_probs(static_cast<std::size_t>(prow));
-    DeviceBuffer<i64> route_of_row(static_cast<std::size_t>(prow));  // the map's inverse, for the permute
     const octet::cuda::DeviceRows tok{x.get(), T, kHidden, 2};
     const std::string tshape = std::to_string(T) + "x5120 bf16 k" + std::to_string(K);
     // The routing map is part of the op (TE's moe_permute computes it, then permutes).
     b.row("fused_permute_pad", tshape, E, double(T * row_bytes + prow * row_bytes + 12 * T * K + 4 * prow), [&] {
-      octet::cuda::make_row_id_map(d_experts.get(), T, K, E, 32, row_t_k.get(), per_expert.get(), pad_offsets.get(),
-                                   padded_offs.get(), route_of_row.get(), prow);
-      octet::cuda::fused_permute_pad(tok, {}, row_t_k.get(), T, K, prow, d_probs.get(), y.get(), nullptr, y_probs.get(),
-                                     route_of_row.get());
+      octet::cuda::route_permute_pad(d_experts.get(), T, K, E, 32, tok, {}, d_probs.get(), prow, y.get(), nullptr,
+                                     y_probs.get(), row_t_k.get(), per_expert.get(), pad_offsets.get(),
+                                     padded_offs.get());
     });
     const octet::cuda::DeviceRows permuted{y.get(), prow, kHidden, 2};
     DeviceBuffer<std::uint16_t> combined(static_cast<std::size_t>(T * kHidden));

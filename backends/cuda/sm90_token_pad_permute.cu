@@ -232,9 +232,12 @@ __global__ void __launch_bounds__(kThreads)
 // load. Item j - 1's stage is refilled with item j - 1 + stages as soon as its copies have read it
 // (bulk_wait_read<1> after item j's). The rows of no route (route_of_row < 0) get the zero slice
 // and y_probs 0 first, a row per lane, while the staged rows arrive (H100, 8 routes per token to 64
-// / 128 experts: +0.5-0.8 points against after the tokens). The first items' rows load before the grid dependency wait:
-// x is no kernel's output in the routing chain (the chain's first kernel waited for x's producer
-// before it let the next one start), so they stream in while the routing map still runs.
+// / 128 experts: +0.5-0.8 points against after the tokens). The kernel is launched only right
+// after one of this file's kernels that waited for every kernel before it and writes no x (the
+// inverse map's fill or scatter in fused_permute_pad, the routing map's rank kernel in
+// route_permute_pad), so the first items' rows load before the grid dependency wait, while that
+// kernel still runs (H100, 8 routes per token at 16 / 64 / 128 experts: 86.1-86.5 / 85.4-85.5 /
+// 84.4-85.0% of copy, against 82.8-83.0 / 81.1-81.4 / 79.3-80.3 loading them after the wait).
 // H100, fused_permute_pad with 8 routes per token (2080 x 5120 bf16), the routing map and the
 // inverse map included: 75-76% of copy with 16-byte stores by every lane (permute_scatter_kernel,
 // kept for rows the bulk copies cannot take), 79-80% by bulk copies (docs/performance.md,
@@ -1126,6 +1129,8 @@ void permute_and_pad(DeviceRows x, DeviceRows scales, const std::int64_t* tokens
   gather_with_scales(x, scales, y, y_scales, max_len, MapSource{permuted_indices}, stream);
 }
 
+namespace {
+
 // The bulk permute's slices: the row (row_bytes % 16 == 0) in equal slices of whole 16-byte
 // vectors, at most kBulkSliceBytes each (the last one shorter).
 BulkPermuteShape bulk_permute_shape(std::int64_t row_bytes) {
@@ -1143,18 +1148,11 @@ bool bulk_rows(const DeviceRows& x, const void* y) {
          (reinterpret_cast<std::uintptr_t>(x.data) | reinterpret_cast<std::uintptr_t>(y)) % 16 == 0;
 }
 
-void fused_permute_pad(DeviceRows x, DeviceRows scales, const std::int64_t* row_t_k, std::int64_t tokens,
-                       std::int64_t topk, std::int64_t rows, const float* probs, void* y, void* y_scales,
-                       float* y_probs, const std::int64_t* route_of_row_in, cudaStream_t stream) {
-  check_rows(x, "x", false);
-  check_scales(scales, x.rows, "scales");
-  if (tokens != x.rows)
-    throw std::invalid_argument("routing.tokens (rows of x): expected " + std::to_string(x.rows) + ", got " +
-                                std::to_string(tokens));
-  if (rows == 0) return;
-  StreamScratch<std::int64_t> route_of_row_own(route_of_row_in != nullptr ? 0 : std::size_t(rows), stream);
-  if (route_of_row_in == nullptr) inverse_map(row_t_k, tokens * topk, route_of_row_own.get(), rows, stream);
-  const std::int64_t* route_of_row = route_of_row_in != nullptr ? route_of_row_in : route_of_row_own.get();
+// The fused permute's data and scale rows from the inverse map (route_of_row, `rows` entries),
+// launched right after the kernel that wrote it (permute_bulk_kernel reads x before its wait).
+void permute_by_inverse(DeviceRows x, DeviceRows scales, const std::int64_t* row_t_k, std::int64_t tokens,
+                        std::int64_t topk, std::int64_t rows, const float* probs, void* y, void* y_scales,
+                        float* y_probs, const std::int64_t* route_of_row, cudaStream_t stream) {
   if (bulk_rows(x, y)) {  // data rows by token through the bulk copy engine, probs inside; scale rows gathered
     const BulkPermuteShape shape = bulk_permute_shape(x.row_bytes());
     static const bool allowed = [] {  // the largest slices' shared memory (83 KB)
@@ -1185,8 +1183,7 @@ void fused_permute_pad(DeviceRows x, DeviceRows scales, const std::int64_t* row_
       }();
       const std::int64_t items = tokens * ((row_vecs + 32 * kUnroll - 1) / (32 * kUnroll));
       launch_pdl(permute_scatter_kernel<V>, gather_blocks(std::max(rows, items), per_sm), kThreads, 0, stream, in, out,
-                 tokens, topk, rows, row_vecs, row_t_k, probs, route_of_row,
-                 y_probs);
+                 tokens, topk, rows, row_vecs, row_t_k, probs, route_of_row, y_probs);
     });
     if (scales.cols > 0)
       gather_rows(scales.data, y_scales, rows, scales.row_bytes(), RouteSource{route_of_row, topk}, stream);
@@ -1198,6 +1195,40 @@ void fused_permute_pad(DeviceRows x, DeviceRows scales, const std::int64_t* row_
   check_launch();
   gather_rows(x.data, y, rows, x.row_bytes(), MapSource{data_src.get()}, stream);
   if (scales.cols > 0) gather_rows(scales.data, y_scales, rows, scales.row_bytes(), MapSource{scale_src.get()}, stream);
+}
+
+}  // namespace
+
+void fused_permute_pad(DeviceRows x, DeviceRows scales, const std::int64_t* row_t_k, std::int64_t tokens,
+                       std::int64_t topk, std::int64_t rows, const float* probs, void* y, void* y_scales,
+                       float* y_probs, cudaStream_t stream) {
+  check_rows(x, "x", false);
+  check_scales(scales, x.rows, "scales");
+  if (tokens != x.rows)
+    throw std::invalid_argument("routing.tokens (rows of x): expected " + std::to_string(x.rows) + ", got " +
+                                std::to_string(tokens));
+  if (rows == 0) return;
+  const StreamScratch<std::int64_t> route_of_row(std::size_t(rows), stream);
+  inverse_map(row_t_k, tokens * topk, route_of_row.get(), rows, stream);
+  permute_by_inverse(x, scales, row_t_k, tokens, topk, rows, probs, y, y_scales, y_probs, route_of_row.get(), stream);
+}
+
+void route_permute_pad(const std::int32_t* expert_t_k, std::int64_t tokens, std::int64_t topk, std::int64_t experts,
+                       std::int64_t alignment, DeviceRows x, DeviceRows scales, const float* probs, std::int64_t rows,
+                       void* y, void* y_scales, float* y_probs, std::int64_t* row_t_k,
+                       std::int64_t* tokens_per_expert, std::int64_t* pad_offsets, std::int64_t* padded_offs,
+                       cudaStream_t stream) {
+  check_rows(x, "x", false);
+  check_scales(scales, x.rows, "scales");
+  if (tokens != x.rows)
+    throw std::invalid_argument("routing.tokens (rows of x): expected " + std::to_string(x.rows) + ", got " +
+                                std::to_string(tokens));
+  if (rows < 0) throw std::invalid_argument("route_permute_pad: negative row count " + std::to_string(rows));
+  const StreamScratch<std::int64_t> route_of_row(std::size_t(rows), stream);
+  make_row_id_map(expert_t_k, tokens, topk, experts, alignment, row_t_k, tokens_per_expert, pad_offsets, padded_offs,
+                  route_of_row.get(), rows, stream);
+  if (rows == 0) return;
+  permute_by_inverse(x, scales, row_t_k, tokens, topk, rows, probs, y, y_scales, y_probs, route_of_row.get(), stream);
 }
 
 void fused_unpermute_unpad(DeviceRows permuted, InputType type, const std::int64_t* row_t_k, std::int64_t tokens,

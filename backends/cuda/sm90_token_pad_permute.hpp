@@ -3,7 +3,8 @@
 //
 // sm90_token_pad_permute.hpp — host API of the token-layout kernels on device pointers
 // (sm90_token_pad_permute.cu): octet::pad_token_groups, unpad_token_groups, permute_tokens,
-// unpermute_tokens, fused_permute_pad and fused_unpermute_unpad
+// unpermute_tokens, fused_permute_pad (route_permute_pad: with its routing map) and
+// fused_unpermute_unpad
 // (emulator/include/octet/kernels/layout_pad_permute.hpp, reference/kernels.md §6, §7).
 //
 // Rows are row-major, contiguous, `element_bytes` per element (1 fp8 / e8m0, 2 bf16, 4 fp32),
@@ -64,11 +65,19 @@ inline std::int64_t permute_and_pad_rows(std::int64_t tokens, std::int64_t exper
 
 // TE PR #1921 permute + pad with the row map of octet::make_row_id_map: row_t_k (T, K) device,
 // `rows` permuted rows. probs (T·K) or nullptr; y_probs (rows,) written when probs are given.
-// route_of_row: the inverse map that make_row_id_map wrote with this row_t_k (at least `rows`
-// entries), or nullptr (then it is computed here: two more launches and a workspace).
 void fused_permute_pad(DeviceRows x, DeviceRows scales, const std::int64_t* row_t_k, std::int64_t tokens,
                        std::int64_t topk, std::int64_t rows, const float* probs, void* y, void* y_scales,
-                       float* y_probs, const std::int64_t* route_of_row = nullptr, cudaStream_t stream = nullptr);
+                       float* y_probs, cudaStream_t stream = nullptr);
+
+// TE moe_permute with pad in one call: make_row_id_map (its outputs as there), then
+// fused_permute_pad with the map's inverse, which make_row_id_map writes beside the row map (two
+// launches fewer than the two calls). `rows` is the permuted row count, padded_offs[E-1], known to
+// the caller as TE's num_out_tokens is; routes whose rows lie past it are dropped.
+void route_permute_pad(const std::int32_t* expert_t_k, std::int64_t tokens, std::int64_t topk, std::int64_t experts,
+                       std::int64_t alignment, DeviceRows x, DeviceRows scales, const float* probs, std::int64_t rows,
+                       void* y, void* y_scales, float* y_probs, std::int64_t* row_t_k,
+                       std::int64_t* tokens_per_expert, std::int64_t* pad_offsets, std::int64_t* padded_offs,
+                       cudaStream_t stream = nullptr);
 
 // TE PR #1921 unpermute + unpad (combine): out (T, D) of the permuted rows' type (bf16 or fp32),
 // per token the fp32 sum over its routes in the order and arithmetic of `spec`, rounded once.
@@ -83,9 +92,9 @@ void fused_unpermute_unpad(DeviceRows permuted, InputType type, const std::int64
 // int32, computes row_t_k (T, K), tokens_per_expert, pad_offsets and padded_offs (E,) on the GPU
 // (counts by expert, a scan over experts, then each route's rank among its expert's tokens).
 // Returns nothing; the permuted row count is padded_offs[E-1]. route_of_row (route_rows,), when
-// given, receives the inverse map for fused_permute_pad (saving it two launches): the route t·K + k
-// that fills each permuted row, -1 for a pad row and for rows at or past padded_offs[E-1]; rows at
-// or past route_rows are left out (T·K + E·(alignment − 1) rows cover every map).
+// given, receives the inverse map (route_permute_pad's): the route t·K + k that fills each permuted
+// row, -1 for a pad row and for rows at or past padded_offs[E-1]; rows at or past route_rows are
+// left out (T·K + E·(alignment − 1) rows cover every map).
 void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::int64_t topk, std::int64_t experts,
                      std::int64_t alignment, std::int64_t* row_t_k, std::int64_t* tokens_per_expert,
                      std::int64_t* pad_offsets, std::int64_t* padded_offs, std::int64_t* route_of_row = nullptr,
