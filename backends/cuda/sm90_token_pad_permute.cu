@@ -701,16 +701,17 @@ __global__ void __launch_bounds__(kThreads)
 // and the lowest of them speaks for them. B is at most kRouteMaxBlocks (more routes make more
 // sub-blocks per block), so the B x E counts that every rank block reads stay bounded and the
 // work grows linearly with the routes.
-// 1. route_count_kernel: block b's count per expert (shared atomics: the order of a sum does not
-//    matter) into counts[b·E + e].
+// 1. route_count_kernel: block b's count per warp and expert (warp-private rows of shared memory,
+//    no atomics), summed into counts[b·E + e]; where every block is one sub-block (and the table
+//    is at most kRouteWarpTableInts) the per-warp counts are stored too.
 // 2. route_rank_kernel: every block reads the B x E counts: per expert its total and the count in
 //    blocks before b; two block scans over the experts give the padded starts and the padding
 //    before each expert (block 0 writes tokens_per_expert, pad_offsets and padded_offs). Then, per
-//    sub-block, its warps count their slices per expert into a warp x expert table (warp-private
-//    rows, no atomics), the table becomes the routes before each warp's slice (earlier blocks,
-//    earlier sub-blocks, earlier warps), and each warp walks its slice again: a route's row is its
-//    expert's padded start, plus that count, plus the routes to that expert in earlier steps,
-//    plus the lanes below it with the same expert.
+//    sub-block, its warps count their slices per expert into a warp x expert table (or take the
+//    stored per-warp counts, saving a walk and two barriers), the table becomes the routes before
+//    each warp's slice (earlier blocks, earlier sub-blocks, earlier warps), and each warp walks its
+//    slice again: a route's row is its expert's padded start, plus that count, plus the routes to
+//    that expert in earlier steps, plus the lanes below it with the same expert.
 // Entries that name no expert (< 0, or >= E) get row -1. The first version ran one block per
 // expert over all T·K routes (H100, the fused permute's benchmark: 47 us for the map of 16640
 // routes to one expert, 29 us for 16 experts); one block for the whole map spent 29 us on its
@@ -735,6 +736,7 @@ constexpr int kRouteSmallExperts = 64;
 constexpr int kRouteMaxThreads = 512;
 constexpr int kRouteMaxBlocks = 256;
 constexpr int kCountBatch = 32;  // route_starts: (block, expert) counts a thread loads at once
+constexpr std::size_t kRouteWarpTableInts = std::size_t(1) << 20;  // per-warp counts kept: at most 4 MB
 constexpr std::size_t kRouteSharedBudget = 160 * 1024;
 constexpr std::int64_t kRouteMaxExperts =
     std::int64_t((kRouteSharedBudget - 2 * sizeof(std::int64_t)) /
@@ -767,16 +769,18 @@ __device__ __forceinline__ void walk_routes(const std::int32_t* expert_t_k, int 
   }
 }
 
-// The routes [begin, end) per expert into count (E ints of shared memory). Every thread of the
-// block calls it; the counts are complete after it.
+// The routes [begin, end) per warp and expert into table (RouteBlock<kT>::kWarps x E ints of shared
+// memory: warp w's slices of every sub-block in row w; warp-private rows, no atomics). Every thread
+// of the block calls it; the counts are complete after it.
 template <int kT>
-__device__ inline void count_routes(const std::int32_t* expert_t_k, int begin, int end, std::int64_t experts, int* count) {
-  for (std::int64_t e = threadIdx.x; e < experts; e += kT) count[e] = 0;
+__device__ inline void count_routes(const std::int32_t* expert_t_k, int begin, int end, std::int64_t experts, int* table) {
+  for (std::int64_t j = threadIdx.x; j < RouteBlock<kT>::kWarps * experts; j += kT) table[j] = 0;
   __syncthreads();
   const unsigned lanes_below = (1u << (threadIdx.x % 32)) - 1u;
+  int* counts_w = table + (threadIdx.x / 32) * experts;
   for (int sub = begin; sub < end; sub += RouteBlock<kT>::kRoutes)
     walk_routes<kT>(expert_t_k, sub, end, experts, [&](int, bool, int e, unsigned same) {
-      if (e >= 0 && (same & lanes_below) == 0u) atomicAdd(count + e, __popc(same));
+      if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
     });
   __syncthreads();
 }
@@ -855,30 +859,43 @@ __device__ inline void route_starts(const int* counts, int blocks, int b, std::i
 // The rows of the routes [begin, end) (in sub-blocks of RouteBlock<kT>::kRoutes): row_t_k[i] =
 // start[e] + the routes to e before i; route_of_row[row] = i when given (row < route_rows).
 // `before` moves past them. Every thread of the block calls it.
+// warp_counts (or null): the block's one sub-block counted per warp and expert by
+// route_count_kernel (kWarps x E), which then replace this block's own first walk; where E <= kT
+// the caller has loaded those of expert threadIdx.x into `loaded`.
 template <int kT>
 __device__ inline void rank_routes(const std::int32_t* expert_t_k, int begin, int end, std::int64_t E,
-                                   const RouteShared<kT>& sh, std::int64_t* row_t_k, std::int64_t* route_of_row,
-                                   std::int64_t route_rows) {
+                                   const RouteShared<kT>& sh, const int* warp_counts,
+                                   const int (&loaded)[RouteBlock<kT>::kWarps], std::int64_t* row_t_k,
+                                   std::int64_t* route_of_row, std::int64_t route_rows) {
+  constexpr int kWarps = RouteBlock<kT>::kWarps;
   const int tid = int(threadIdx.x), warp = tid / 32;
   const unsigned lanes_below = (1u << (tid % 32)) - 1u;
   int* table = sh.table;
   int* counts_w = table + std::int64_t(warp) * E;
   for (int sub = begin; sub < end; sub += RouteBlock<kT>::kRoutes) {
-    // (the barrier: every warp is done with the previous sub-block's table and `before`)
-    for (std::int64_t j = tid; j < std::int64_t(RouteBlock<kT>::kWarps) * E; j += kT) table[j] = 0;
-    __syncthreads();
-    walk_routes<kT>(expert_t_k, sub, end, E, [&](int, bool, int e, unsigned same) {
-      if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
-    });
-    __syncthreads();
+    if (warp_counts == nullptr) {
+      // (the barrier: every warp is done with the previous sub-block's table and `before`)
+      for (std::int64_t j = tid; j < std::int64_t(kWarps) * E; j += kT) table[j] = 0;
+      __syncthreads();
+      walk_routes<kT>(expert_t_k, sub, end, E, [&](int, bool, int e, unsigned same) {
+        if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
+      });
+      __syncthreads();
+    }
     // table[w][e]: the routes to e before warp w's slice (< 2^31: 32-bit); before[e] moves past
     // this sub-block.
     for (std::int64_t e = tid; e < E; e += kT) {
+      int c[kWarps];
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w)  // every load first: one round trip
+        c[w] = warp_counts == nullptr ? table[std::int64_t(w) * E + e]
+               : E <= kT              ? loaded[w]
+                                      : __ldcg(warp_counts + std::int64_t(w) * E + e);
       std::int64_t run = sh.before[e];
-      for (int w = 0; w < RouteBlock<kT>::kWarps; ++w) {
-        const int c = table[std::int64_t(w) * E + e];
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
         table[std::int64_t(w) * E + e] = int(run);
-        run += c;
+        run += c[w];
       }
       sh.before[e] = run;
     }
@@ -902,24 +919,37 @@ __device__ inline int2 block_routes(int routes, int subs) {
   return make_int2(begin, end);
 }
 
+// counts[b·E + e]: block b's routes to e; warp_counts (or null, blocks of one sub-block only):
+// block b's per-warp counts at warp_counts[(b·kWarps + w)·E + e].
 template <int kT>
 __global__ void __launch_bounds__(kT)
-    route_count_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs, int* counts) {
+    route_count_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs, int* counts,
+                       int* warp_counts) {
+  constexpr int kWarps = RouteBlock<kT>::kWarps;
   extern __shared__ int count_smem[];
   pdl_wait();
   pdl_launch_dependents();
   const int2 r = block_routes<kT>(routes, subs);
   count_routes<kT>(expert_t_k, r.x, r.y, experts, count_smem);
-  for (std::int64_t e = threadIdx.x; e < experts; e += kT)
-    counts[std::int64_t(blockIdx.x) * experts + e] = count_smem[e];
+  const std::int64_t b = blockIdx.x;
+  for (std::int64_t e = threadIdx.x; e < experts; e += kT) {
+    int sum = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const int c = count_smem[std::int64_t(w) * experts + e];
+      sum += c;
+      if (warp_counts != nullptr) warp_counts[(b * kWarps + w) * experts + e] = c;
+    }
+    counts[b * experts + e] = sum;
+  }
 }
 
 template <int kT>
 __global__ void __launch_bounds__(kT)
     route_rank_kernel(const std::int32_t* expert_t_k, int routes, std::int64_t experts, int subs,
-                      std::int64_t alignment, const int* counts, std::int64_t* row_t_k, std::int64_t* tokens_per_expert,
-                      std::int64_t* pad_offsets, std::int64_t* padded_offs, std::int64_t* route_of_row,
-                      std::int64_t route_rows) {
+                      std::int64_t alignment, const int* counts, const int* warp_counts, std::int64_t* row_t_k,
+                      std::int64_t* tokens_per_expert, std::int64_t* pad_offsets, std::int64_t* padded_offs,
+                      std::int64_t* route_of_row, std::int64_t route_rows) {
   extern __shared__ std::int64_t route_smem[];
   const int2 r = block_routes<kT>(routes, subs);
   // This thread's route of the block's first sub-block into L1 while route_count_kernel runs:
@@ -931,6 +961,14 @@ __global__ void __launch_bounds__(kT)
   const std::int64_t E = experts;
   const RouteShared<kT> sh(route_smem, E);
   const int tid = int(threadIdx.x), blocks = int(gridDim.x), b = int(blockIdx.x);
+  // The block's per-warp counts of expert tid (one expert per thread where E <= kT), loaded before
+  // route_starts so that their round trip overlaps its own.
+  constexpr int kWarps = RouteBlock<kT>::kWarps;
+  const int* block_warp_counts = warp_counts != nullptr ? warp_counts + std::int64_t(b) * kWarps * E : nullptr;
+  int loaded[kWarps] = {};
+  if (block_warp_counts != nullptr && E <= kT && tid < E)
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) loaded[w] = __ldcg(block_warp_counts + std::int64_t(w) * E + tid);
   route_starts<kT>(counts, blocks, b, E, alignment, sh, tokens_per_expert, pad_offsets, padded_offs);
   // The inverse map's rows of no route: expert e's pad rows [start[e] + total[e], start[e + 1]) (by
   // block e % blocks) and the rows from start[E] on (by every block).
@@ -943,7 +981,7 @@ __global__ void __launch_bounds__(kT)
          row += std::int64_t(blocks) * kT)
       route_of_row[row] = -1;
   }
-  rank_routes<kT>(expert_t_k, r.x, r.y, E, sh, row_t_k, route_of_row, route_rows);
+  rank_routes<kT>(expert_t_k, r.x, r.y, E, sh, block_warp_counts, loaded, row_t_k, route_of_row, route_rows);
 }
 
 // ----------------------------------------------------------------------------
@@ -1289,8 +1327,13 @@ void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::i
     const std::int64_t sub_count = std::max<std::int64_t>(1, (routes + Block::kRoutes - 1) / Block::kRoutes);
     const std::int64_t subs = (sub_count + kRouteMaxBlocks - 1) / kRouteMaxBlocks;
     const unsigned blocks = unsigned((sub_count + subs - 1) / subs);
-    const StreamScratch<int> counts(std::size_t(blocks) * std::size_t(experts), stream);
-    const std::size_t count_smem = std::size_t(experts) * sizeof(int), rank_smem = Block::shared_bytes(experts);
+    // Blocks of one sub-block take their per-warp counts from route_count_kernel too (the rank
+    // kernel then walks its routes once, not twice), where that table stays small.
+    const std::size_t table_ints = std::size_t(Block::kWarps) * std::size_t(experts);
+    const bool warp_table = subs == 1 && std::size_t(blocks) * table_ints <= kRouteWarpTableInts;
+    const StreamScratch<int> counts(std::size_t(blocks) * (std::size_t(experts) + (warp_table ? table_ints : 0)), stream);
+    int* warp_counts = warp_table ? counts.get() + std::size_t(blocks) * std::size_t(experts) : nullptr;
+    const std::size_t count_smem = table_ints * sizeof(int), rank_smem = Block::shared_bytes(experts);
     if (count_smem > 48 * 1024)
       OCTET_CUDA_CHECK(cudaFuncSetAttribute(route_count_kernel<kT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             int(count_smem)));
@@ -1300,10 +1343,10 @@ void make_row_id_map(const std::int32_t* expert_t_k, std::int64_t tokens, std::i
     // Programmatic dependent launches (sm90_pdl.cuh): each kernel's launch overlaps the end of the
     // one before it.
     launch_pdl(route_count_kernel<kT>, blocks, kT, count_smem, stream, expert_t_k, int(routes), experts, int(subs),
-               counts.get());
+               counts.get(), warp_counts);
     launch_pdl(route_rank_kernel<kT>, blocks, kT, rank_smem, stream, expert_t_k, int(routes), experts, int(subs),
-               alignment, static_cast<const int*>(counts.get()), row_t_k, tokens_per_expert, pad_offsets, padded_offs,
-               route_of_row, route_of_row != nullptr ? route_rows : 0);
+               alignment, static_cast<const int*>(counts.get()), static_cast<const int*>(warp_counts), row_t_k,
+               tokens_per_expert, pad_offsets, padded_offs, route_of_row, route_of_row != nullptr ? route_rows : 0);
   };
   if (experts <= kRouteSmallExperts) launch(RouteBlock<256>{});
   else launch(RouteBlock<kRouteMaxThreads>{});
