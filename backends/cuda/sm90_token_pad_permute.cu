@@ -873,15 +873,11 @@ __device__ inline void rank_routes(const std::int32_t* expert_t_k, int begin, in
   int* table = sh.table;
   int* counts_w = table + std::int64_t(warp) * E;
   for (int sub = begin; sub < end; sub += RouteBlock<kT>::kRoutes) {
-    if (warp_counts == nullptr) {
-      // (the barrier: every warp is done with the previous sub-block's table and `before`)
-      for (std::int64_t j = tid; j < std::int64_t(kWarps) * E; j += kT) table[j] = 0;
-      __syncthreads();
-      walk_routes<kT>(expert_t_k, sub, end, E, [&](int, bool, int e, unsigned same) {
-        if (e >= 0 && (same & lanes_below) == 0u) counts_w[e] += __popc(same);
-      });
-      __syncthreads();
-    }
+    // (count_routes' first barrier: every warp is done with the previous sub-block's table and
+    // `before`)
+    if (warp_counts == nullptr)
+      count_routes<kT>(expert_t_k, sub, sub + RouteBlock<kT>::kRoutes < end ? sub + RouteBlock<kT>::kRoutes : end, E,
+                       table);
     // table[w][e]: the routes to e before warp w's slice (< 2^31: 32-bit); before[e] moves past
     // this sub-block.
     for (std::int64_t e = tid; e < E; e += kT) {
