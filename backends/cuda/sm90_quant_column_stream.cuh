@@ -268,6 +268,20 @@ struct SharedRanges : std::true_type {};
 template <class Map>
 struct SharedRanges<Map, std::void_t<decltype(Map::kSharedRanges)>> : std::bool_constant<Map::kSharedRanges> {};
 
+// kLiveRanges: the map's ranges with work are the first live_count() of a renumbering (live range
+// c is map range live_range(c); the others read and write nothing), known only on the device
+// (after load_shared); the CTAs then take every gridDim-th item of the live ranges' items instead
+// of all ranges' (the host's count, for the worst case). Why: the token-grouped rhs lists
+// ceil(M/128) + G ranges, of which at 128 groups (16640 rows, the benchmark's offs) only 193 hold
+// rows (80 whole blocks, 113 partial ones); with 264 CTAs over 40 tiles x 259 ranges, CTA b takes
+// ranges b, b + 5, b + 10, ... of consecutive tiles, a window of range positions that holds the 65
+// empty ones for some CTAs and none for others (the CTA with the most rows had 1.38 times the
+// mean; ncu: the SMs were active in 84% of the kernel's cycles, against 94% at 64 groups).
+template <class Map, class = void>
+struct LiveRanges : std::false_type {};
+template <class Map>
+struct LiveRanges<Map, std::void_t<decltype(Map::kLiveRanges)>> : std::bool_constant<Map::kLiveRanges> {};
+
 // The map's region of the dynamic shared memory (every extern __shared__ array starts at its base).
 __device__ __forceinline__ unsigned char* map_shared() {
   extern __shared__ __align__(128) unsigned char map_smem[];
@@ -322,36 +336,59 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   const std::int64_t piece_rows = shape.piece_rows;
   const bool drop_nan = r.amax_nan == AmaxNan::Drop;
 
-  // Item j of this CTA (the host keeps items < 2^31: 32-bit division). The cast launch of split
-  // blocks (KeyMode::Load) walks the items backwards: what the key launch read last is in L2.
-  const auto step_of = [&](int j) { return int(blockIdx.x) + j * int(gridDim.x); };
-  const auto item_index = [&](int j) {
-    return kMode == KeyMode::Load ? std::uint32_t(shape.items - 1 - step_of(j)) : std::uint32_t(step_of(j));
-  };
-  // Item -> (range, tile): range-major (the tiles of a range one after another) or tile-major.
-  const auto range_of = [&](std::uint32_t item) {
-    if constexpr (TileMajor<Map>::value) return item - shape.order_div.div(item) * shape.order_div.d;
-    else return shape.order_div.div(item);
-  };
   RowRange* sranges = reinterpret_cast<RowRange*>(smem + lay.ranges);
   if constexpr (MapSharedBytes<Map>::value > 0 && SharedRanges<Map>::value) {
     map.load_shared(tid);
     __syncthreads();
   }
-  for (int j = tid; j < kColumnRangeCache && step_of(j) < shape.items; j += kStreamThreads)
-    sranges[j] = map.range(std::int64_t(range_of(item_index(j))));
+  // Item j of this CTA (the host keeps items < 2^31: 32-bit division): every gridDim-th item of
+  // the ranges (or of the live ranges: kLiveRanges, which divide by their count). The cast launch
+  // of split blocks (KeyMode::Load) walks the items backwards: what the key launch read last is in
+  // L2.
+  constexpr bool kLive = LiveRanges<Map>::value;
+  static_assert(!kLive || (kMode == KeyMode::Own && TileMajor<Map>::value), "live ranges: tile-major, one launch");
+  std::uint32_t items = std::uint32_t(shape.items);
+  FastDiv live_div;
+  if constexpr (kLive) {
+    const std::uint32_t live = map.live_count();
+    items = live * std::uint32_t(shape.col_tiles);
+    live_div = FastDiv(live > 0 ? live : 1u);
+  }
+  // The item index's division: by the live ranges, or the host's (a kernel parameter, in the
+  // constant bank).
+  const auto order_div = [&]() -> const FastDiv& {
+    if constexpr (kLive) return live_div;
+    else return shape.order_div;
+  };
+  const auto step_of = [&](int j) { return int(blockIdx.x) + j * int(gridDim.x); };
+  const auto has_item = [&](int j) { return std::uint32_t(step_of(j)) < items; };
+  const auto item_index = [&](int j) {
+    return kMode == KeyMode::Load ? std::uint32_t(items - 1 - step_of(j)) : std::uint32_t(step_of(j));
+  };
+  // The map's range of (live) range position c.
+  const auto map_range_id = [&](std::uint32_t c) -> std::int64_t {
+    if constexpr (kLive) return map.live_range(c);
+    else return c;
+  };
+  // Item -> (range, tile): range-major (the tiles of a range one after another) or tile-major.
+  const auto range_of = [&](std::uint32_t item) {
+    if constexpr (TileMajor<Map>::value) return item - order_div().div(item) * order_div().d;
+    else return order_div().div(item);
+  };
+  for (int j = tid; j < kColumnRangeCache && has_item(j); j += kStreamThreads)
+    sranges[j] = map.range(map_range_id(range_of(item_index(j))));
   __syncthreads();
   const auto item_of = [&](int j) {
     ColumnItem it;
     const std::uint32_t item = item_index(j);
     if constexpr (TileMajor<Map>::value) {
-      const std::uint32_t tile = shape.order_div.div(item);
+      const std::uint32_t tile = order_div().div(item);
       it.tile = tile;
-      it.range_id = item - tile * shape.order_div.d;
+      it.range_id = map_range_id(item - tile * order_div().d);
     } else {
-      const std::uint32_t range_id = shape.order_div.div(item);
-      it.range_id = range_id;
-      it.tile = item - range_id * std::uint32_t(shape.col_tiles);
+      const std::uint32_t c = order_div().div(item);
+      it.range_id = map_range_id(c);
+      it.tile = item - c * std::uint32_t(shape.col_tiles);
     }
     it.rr = j < kColumnRangeCache ? sranges[j] : map.range(it.range_id);
     it.base = it.rr.r0 & ~std::int64_t(7);
@@ -409,7 +446,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   int committed = 0;  // commit groups so far: group g holds load g (or nothing, past the last)
   int pj = 0, pk = 0;  // next load: load pk of item pj
   const auto issue_next = [&] {
-    for (; step_of(pj) < shape.items; ++pj, pk = 0) {
+    for (; has_item(pj); ++pj, pk = 0) {
       const ColumnItem it = item_of(pj);
       if (pk >= it.loads) continue;
       const int pp = pk < it.pieces ? pk : pk - it.pieces;  // the second reading of a twice-read item
@@ -469,7 +506,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   const auto release = [&] { ++released; };
 
   int Lc = 0;  // this CTA's next load to consume
-  for (int j = 0; step_of(j) < shape.items; ++j) {
+  for (int j = 0; has_item(j); ++j) {
     const ColumnItem it = item_of(j);
     const RowRange rr = it.rr;
     const std::int64_t c0 = it.tile * kTileCols + cx * kChunk;
