@@ -71,6 +71,10 @@ struct ColumnStreamShape {
   // TileMajor maps), piece_rows and stages (FastDiv, set by the host: kernel parameters, so the
   // kernel reads them from the constant bank instead of holding them in registers).
   FastDiv order_div, pieces_div, stages_div;
+  // kTileGroups maps: items in the order (group of 2^tile_group_log2 tiles, range, tile in the
+  // group) where tile_group_log2 > 0; range_div divides by the ranges.
+  int tile_group_log2 = 0;
+  FastDiv range_div;
 };
 
 // The shared memory of one CTA: the stages, then the per-column keys, scales and flags.
@@ -276,11 +280,27 @@ struct SharedRanges<Map, std::void_t<decltype(Map::kSharedRanges)>> : std::bool_
 // rows (80 whole blocks, 113 partial ones); with 264 CTAs over 40 tiles x 259 ranges, CTA b takes
 // ranges b, b + 5, b + 10, ... of consecutive tiles, a window of range positions that holds the 65
 // empty ones for some CTAs and none for others (the CTA with the most rows had 1.38 times the
-// mean; ncu: the SMs were active in 84% of the kernel's cycles, against 94% at 64 groups).
+// mean; ncu: the SMs were active in 84% of the kernel's cycles, against 91-96% at 1, 16 and 64
+// groups). H100: 68% to 80.5% of copy at 128 groups.
 template <class Map, class = void>
 struct LiveRanges : std::false_type {};
 template <class Map>
 struct LiveRanges<Map, std::void_t<decltype(Map::kLiveRanges)>> : std::bool_constant<Map::kLiveRanges> {};
+
+// kTileGroups: the map's member tile_group_log2 (> 0) puts the items in the order (group of
+// 2^tile_group_log2 tiles, range, tile in the group): the CTAs then work on 264 / 2^n ranges of
+// 2^n neighbouring tiles at a time instead of 264 / col_tiles whole ranges (range-major) or one
+// tile of 264 ranges (tile-major); tile groups past col_tiles are padded with empty items. For
+// the per-group colwise map (64-column tiles), H100, % of copy, two runs each (2026-11-27): groups
+// of 4 tiles at 16 / 64 / 128 groups 64.7-64.9 / 74.1-74.2 / 56.7-56.8 against 62.0-62.5 /
+// 66.8 / 58.7 range-major (8 tiles: 56.8-57.0 / 72.1-72.6 / 57.2-57.4; 2 tiles: 58.3-58.8 /
+// 71.8-72.9 / 56.9-57.0). The other column maps measured at most 1.5 points higher and up to 30
+// lower in that order (k-grouped 79-84 against 82-86, MX 3D at 64x2048x1408 64-86 against 91-96,
+// the 128x128 weights at 64x2048x1408 61-78 against 85).
+template <class Map, class = void>
+struct TileGroups : std::false_type {};
+template <class Map>
+struct TileGroups<Map, std::void_t<decltype(Map::kTileGroups)>> : std::bool_constant<Map::kTileGroups> {};
 
 // The map's region of the dynamic shared memory (every extern __shared__ array starts at its base).
 __device__ __forceinline__ unsigned char* map_shared() {
@@ -347,6 +367,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   // L2.
   constexpr bool kLive = LiveRanges<Map>::value;
   static_assert(!kLive || (kMode == KeyMode::Own && TileMajor<Map>::value), "live ranges: tile-major, one launch");
+  static_assert(!(kLive && TileGroups<Map>::value), "live ranges in tile-major order");
   std::uint32_t items = std::uint32_t(shape.items);
   FastDiv live_div;
   if constexpr (kLive) {
@@ -354,6 +375,18 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     items = live * std::uint32_t(shape.col_tiles);
     live_div = FastDiv(live > 0 ? live : 1u);
   }
+  // kTileGroups: item -> (tile, range), true where the map's tile groups apply.
+  const auto tile_group_decode = [&](std::uint32_t item, std::int64_t& tile, std::uint32_t& c) {
+    if constexpr (TileGroups<Map>::value) {
+      if (shape.tile_group_log2 > 0) {
+        const std::uint32_t rest = item >> shape.tile_group_log2, group = shape.range_div.div(rest);
+        c = rest - group * shape.range_div.d;
+        tile = (std::int64_t(group) << shape.tile_group_log2) + (item & ((1u << shape.tile_group_log2) - 1u));
+        return true;
+      }
+    }
+    return false;
+  };
   // The item index's division: by the live ranges, or the host's (a kernel parameter, in the
   // constant bank).
   const auto order_div = [&]() -> const FastDiv& {
@@ -372,6 +405,9 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   };
   // Item -> (range, tile): range-major (the tiles of a range one after another) or tile-major.
   const auto range_of = [&](std::uint32_t item) {
+    std::int64_t tile;
+    std::uint32_t c;
+    if (tile_group_decode(item, tile, c)) return c;
     if constexpr (TileMajor<Map>::value) return item - order_div().div(item) * order_div().d;
     else return order_div().div(item);
   };
@@ -381,7 +417,10 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   const auto item_of = [&](int j) {
     ColumnItem it;
     const std::uint32_t item = item_index(j);
-    if constexpr (TileMajor<Map>::value) {
+    std::uint32_t c = 0;
+    if (tile_group_decode(item, it.tile, c)) {
+      it.range_id = map_range_id(c);
+    } else if constexpr (TileMajor<Map>::value) {
       const std::uint32_t tile = order_div().div(item);
       it.tile = tile;
       it.range_id = map_range_id(item - tile * order_div().d);
@@ -915,6 +954,15 @@ bool launch_column_stream_mode(SourceType src, const void* x, std::int64_t cols,
   ColumnStreamShape shape;
   shape.col_tiles = (cols + kTileCols - 1) / kTileCols;
   shape.items = ranges * shape.col_tiles;
+  if constexpr (TileGroups<Map>::value) {
+    if (map.tile_group_log2 > 0 && kMode == KeyMode::Own) {
+      // Whole tile groups (the padding items have no columns).
+      shape.tile_group_log2 = map.tile_group_log2;
+      const std::int64_t group_tiles = std::int64_t(1) << map.tile_group_log2;
+      shape.items = ranges * ((shape.col_tiles + group_tiles - 1) / group_tiles * group_tiles);
+      shape.range_div = FastDiv(std::uint32_t(ranges));
+    }
+  }
   if (shape.items == 0) return true;
   if (shape.items > std::numeric_limits<std::int32_t>::max()) return false;  // 32-bit item arithmetic
   constexpr int kLanes = kStreamThreads * kChunk / kTileCols;
