@@ -14,7 +14,8 @@
 //           row for the columns past offs[-1]; row_segments_kernel over the same blocks where the
 //           stream kernel does not apply (unaligned pointers, K % 8 != 0).
 //           colwise: column_stream_kernel (sm90_quant_column_stream.cuh), one item per (group,
-//           64-column tile), the CTA copying whole 256-row pieces into shared memory by cp.async
+//           64-column tile), taken in groups of four tiles (group, then tile) where the groups
+//           average 256 rows or more, the CTA copying whole 256-row pieces into shared memory by cp.async
 //           into three stages (four where groups average more than 768 rows); a group that fits
 //           the stages is read once, a larger one twice (the second read mostly from L2); codes
 //           transposed in
