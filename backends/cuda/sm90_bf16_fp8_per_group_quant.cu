@@ -15,13 +15,12 @@
 //           stream kernel does not apply (unaligned pointers, K % 8 != 0).
 //           colwise: column_stream_kernel (sm90_quant_column_stream.cuh), one item per (group,
 //           64-column tile), taken in groups of four tiles (group, then tile) where the groups
-//           average 256 rows or more, the CTA copying whole 256-row pieces into shared memory by cp.async
-//           into three stages (four where groups average more than 768 rows); a group that fits
-//           the stages is read once, a larger one twice (the second read mostly from L2); codes
-//           transposed in
-//           registers, 8 rows of a column per store; whole 8-row blocks without per-row tests
-//           (kWholeBlockPaths). column_tiles_kernel where it does not apply (unaligned input,
-//           N % 8 != 0).
+//           average 256 rows or more, the CTA copying whole 256-row pieces into shared memory
+//           by cp.async into three stages (four where groups average more than 768 rows); a
+//           group that fits the stages is read once, a larger one twice (the second read mostly
+//           from L2); codes transposed in registers, 8 rows of a column per store; whole 8-row
+//           blocks without per-row tests (kWholeBlockPaths). column_tiles_kernel where it does
+//           not apply (unaligned input, N % 8 != 0).
 //           With groups of more than 2048 rows on average (G = 1 at K = 16640) each group is
 //           split into ~256-row parts: a key pass (atomicMax of integer keys into a G*N workspace)
 //           then a cast pass, each over (G+1)*S*tiles items (column_stream_kernel's KeyMode::Store

@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   // L2.
   constexpr bool kLive = LiveRanges<Map>::value;
   static_assert(!kLive || (kMode == KeyMode::Own && TileMajor<Map>::value), "live ranges: tile-major, one launch");
-  static_assert(!(kLive && TileGroups<Map>::value), "live ranges in tile-major order");
+  static_assert(!(kLive && TileGroups<Map>::value), "live ranges in the map's tile-major order, not in tile groups");
   std::uint32_t items = std::uint32_t(shape.items);
   FastDiv live_div;
   if constexpr (kLive) {
