@@ -268,6 +268,20 @@ std::vector<LargeCase> large_quant_cases() {
   // beyond the stages read twice) and 1200 (about 3 rows each, some empty).
   for (const std::int64_t G : {7, 1200})
     add("fp8_per_group_colwise_scales", {4104, 1032}, Distribution::specials, G, 4104, 1);
+  // Groups of more than 2048 rows on average (the one-read cluster kernel): unaligned group ends,
+  // K % 8 != 0 with rows past offs[G-1] (codes 0x00), and a whole K.
+  add("fp8_per_group_colwise_scales", {8203, 1032}, Distribution::specials, 3, 8199, 1);
+  add("fp8_per_group_colwise_scales", {8200, 1032}, Distribution::specials, 2, 8200, 1);
+  // ... and empty groups (the first and the third: their scales are written) with 10 rows past the
+  // last group end.
+  out.push_back({"fp8_per_group_colwise_scales_8200x1032_specials_empty_groups", [] {
+                   golden::CaseSpec c = large_case("fp8_per_group_colwise_scales_8200x1032_specials_empty_groups",
+                                                   "fp8_per_group_colwise_scales", {8200, 1032}, Distribution::specials,
+                                                   0, 0);
+                   const std::vector<std::int64_t> offs{0, 5000, 5000, 8190};
+                   c.call.inputs.emplace("offs", golden::make_tensor("int64", offs));
+                   return c;
+                 }});
   // Expert weights, one expert at a time for the 2D weight kernel: E=8 5120x8192, E=64 2048x1408.
   add("fp8_blockwise_weight_quant_rhs", {5120, 8192}, Distribution::normal);
   add("fp8_blockwise_weight_quant_rhs", {2048, 1408}, Distribution::outliers);

@@ -21,15 +21,25 @@
 //           from L2); codes transposed in registers, 8 rows of a column per store; whole 8-row
 //           blocks without per-row tests (kWholeBlockPaths). column_tiles_kernel where it does
 //           not apply (unaligned input, N % 8 != 0).
-//           With groups of more than 2048 rows on average (G = 1 at K = 16640) each group is
-//           split into ~256-row parts: a key pass (atomicMax of integer keys into a G*N workspace)
-//           then a cast pass, each over (G+1)*S*tiles items (column_stream_kernel's KeyMode::Store
-//           and Load, column_tiles_kernel's where it does not apply); the input is read twice, so
-//           at most 3/5 of the copy rate in the counted bytes (170 MB of the 16640x5120 input do
-//           not fit the 50 MB L2 between the passes).
+//           With groups of more than 2048 rows on average (G = 1 at K = 16640):
+//           per_group_col_cluster_kernel (bf16, sm_90, K up to ~24k rows): a cluster of 16 CTAs
+//           per (range, 32-column strip) holds the range's rows in shared memory between them,
+//           exchanges its column keys through distributed shared memory and casts from shared
+//           memory, reading the input once. Otherwise each group is split into ~256-row parts: a
+//           key pass (atomicMax of integer keys into a G*N workspace) then a cast pass, each over
+//           (G+1)*S*tiles items (column_stream_kernel's KeyMode::Store and Load,
+//           column_tiles_kernel's where it does not apply); the input is read twice, so at most 3/5
+//           of the copy rate in the counted bytes (170 MB of the 16640x5120 input do not fit the
+//           50 MB L2 between the passes).
 // Bytes:    K_total*N*sizeof(in) read, the same count of codes + 4*G*(rows or cols) written.
 
+#include <cooperative_groups.h>
+
+#include <mutex>
+#include <type_traits>
+
 #include "quant.hpp"
+#include "sm90_cp_async.cuh"
 #include "sm90_quant_column_stream.cuh"
 #include "sm90_quant_row_stream.cuh"
 
@@ -77,6 +87,312 @@ struct GroupPartMap {
   __device__ std::int64_t scale_index(std::int64_t id, std::int64_t n) const { return key_index(id, n); }
   __device__ std::int64_t out_offset(std::int64_t k, std::int64_t n) const { return n * K + k; }
 };
+
+using quant::BlockCast;
+using quant::CastBounds;
+using quant::CastPath;
+using quant::Chunk;
+using quant::block_cast;
+using quant::code_byte;
+using quant::key_bits;
+using quant::key_word;
+using quant::quantize_chunk;
+using quant::store_scale;
+
+// ---------------------------------------------------------------------------------------------
+// Colwise in one read: a cluster of kClusterCtas CTAs per (range, 32-column strip).
+//
+// The split path below reads the input twice (keys, then casts), at most 3/5 of the copy rate in
+// the counted bytes. Here the CTAs of a thread block cluster (sm_90, PTX ISA 7.8 "barrier.cluster",
+// CUDA Programming Guide "Distributed Shared Memory") hold a range's rows of one strip between
+// them: CTA i copies its share of 8-row blocks into shared memory (cp.async), reduces its column
+// keys, the cluster exchanges them through distributed shared memory, every CTA derives the
+// columns' scales from the same keys (block_cast: the column kernels' arithmetic) and casts its
+// rows from shared memory. The input is read once. Taken where every range fits: a range of at
+// most K rows spans ceil(K/8) + 1 blocks, kClusterCtas shares of at most kClusterMaxBlocks.
+inline constexpr int kClusterCtas = 16;        // non-portable size (sm_90 allows up to 16)
+inline constexpr int kStripCols = 32;          // bf16 columns per strip: 64-byte row pieces
+inline constexpr int kClusterThreads = 256;
+inline constexpr int kClusterMaxBlocks = 192;  // 8-row blocks per CTA: 96 KB of shared memory
+
+// Where row r's 16-byte chunk cq of a strip sits in a CTA's buffer: two rows per 128-byte line,
+// the line's eight chunks XOR-swizzled by the 8-row block (bit 0 of r / 8 picks the half, bits 1-2
+// the chunk), so that the 16-byte reads of a quarter warp (two neighbouring blocks x four chunks)
+// fall in different banks.
+__device__ __forceinline__ std::uint32_t block_swizzle(int blk) {
+  return std::uint32_t(((blk & 1) << 2) | ((blk >> 1) & 3));
+}
+__device__ __forceinline__ std::uint32_t strip_chunk(int r, int cq) {
+  const std::uint32_t slot = std::uint32_t((r & 1) << 2) | std::uint32_t(cq);
+  return std::uint32_t(r >> 1) * 128u + 16u * (slot ^ block_swizzle(r >> 3));
+}
+
+// The 16-byte chunk cq of the eight rows of block blk (strip_chunk with r = 8·blk + i).
+__device__ __forceinline__ void load_block(const std::uint8_t* strip, int blk, int cq, std::uint32_t (&w)[8][4]) {
+  const std::uint8_t* const line = strip + std::uint32_t(blk) * 512u;
+  const std::uint32_t x = block_swizzle(blk);
+  const std::uint32_t even = 16u * (std::uint32_t(cq) ^ x), odd = 16u * ((4u | std::uint32_t(cq)) ^ x);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const uint4 v = *reinterpret_cast<const uint4*>(line + (i / 2) * 128 + (i % 2 ? odd : even));
+    w[i][0] = v.x, w[i][1] = v.y, w[i][2] = v.z, w[i][3] = v.w;
+  }
+}
+
+// The cast of one 8x8 block in general (rows outside [r0, r1), zero-fill ranges, blocks that do
+// not take the cvt, outputs not 8-byte aligned): out of line, so that the common path stays short.
+template <CastPath P, class R>
+__device__ __noinline__ void cast_block_general(const std::uint8_t* strip, int blk, int cq, std::int64_t row,
+                                                std::int64_t r0, std::int64_t r1, bool zero_fill, bool out_vec,
+                                                std::uint8_t* q, std::int64_t K, int c0, const BlockScale* col_scale,
+                                                const bool* col_fast, const R& rc, const CastBounds& b) {
+  std::uint32_t w[8][4] = {};
+  if (!zero_fill) load_block(strip, blk, cq, w);
+  const bool whole = out_vec && row >= r0 && row + 8 <= r1;
+#pragma unroll 1
+  for (int j = 0; j < 8; ++j) {
+    const int col = 8 * cq + j;
+    uint2 codes = make_uint2(0, 0);
+    if (!zero_fill) {
+      Chunk ch;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) ch.v[i] = j % 2 == 0 ? w[i][j / 2] << 16 : w[i][j / 2] & 0xFFFF0000u;
+      const BlockScale sc = col_scale[col];
+      codes = quantize_chunk<P>(rc, b, col_fast[col], [&](int) { return sc.encode; }, [&](int) { return sc; }, ch);
+    }
+    std::uint8_t* const dst = q + std::int64_t(c0 + col) * K + row;
+    if (whole) {
+      *reinterpret_cast<uint2*>(dst) = codes;
+    } else {
+#pragma unroll 1
+      for (int i = 0; i < 8; ++i)
+        if (row + i >= r0 && row + i < r1) dst[i] = code_byte(codes, i);
+    }
+  }
+}
+
+// Loads come in kClusterLoadParts parts of whole 64-row runs, each folded into the keys as soon as
+// it has arrived (one barrier per part) while the later parts are still in flight.
+inline constexpr int kClusterLoadParts = 2;
+
+template <CastPath P, class R, bool kDropNan>
+__global__ void __launch_bounds__(kClusterThreads, 3)
+    per_group_col_cluster_kernel(const std::uint16_t* __restrict__ x, std::int64_t K, std::int64_t N, std::int64_t G,
+                                 const std::int64_t* __restrict__ offs, std::uint8_t* __restrict__ q,
+                                 std::uint32_t* __restrict__ scales, const R rc, const CastBounds b, bool out_vec) {
+  using In = std::uint16_t;
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ __align__(128) std::uint8_t strip[];
+  // Per warp, 8-column chunk and bf16 pair: the warp's maxima.
+  __shared__ std::uint32_t warp_key[kClusterThreads / 32][4][4], warp_all[kClusterThreads / 32][4][4];
+  __shared__ std::uint32_t part_key[kStripCols], part_all[kStripCols];  // this CTA's column maxima
+  __shared__ BlockScale col_scale[kStripCols];
+  __shared__ bool col_fast[kStripCols];
+
+  const std::int64_t g = blockIdx.z;
+  const std::int64_t r0 = group_begin(offs, g), r1 = g < G ? __ldg(offs + g) : K;
+  const bool zero_fill = g == G;  // the rows past offs[G-1]: codes 0x00, no scale
+  if (zero_fill && r0 >= r1) return;  // no rows past offs[G-1] (the whole cluster leaves: no barrier)
+  const int tid = int(threadIdx.x), warp = tid / 32, lane = tid % 32;
+  const int rank = int(cluster.block_rank());
+  const std::int64_t base = r0 & ~std::int64_t(7);
+  const std::int64_t blocks = r1 > r0 ? (r1 - base + 7) / 8 : 0;
+  const std::int64_t share = (blocks + kClusterCtas - 1) / kClusterCtas;
+  const std::int64_t b0 = std::min<std::int64_t>(rank * share, blocks);
+  const int nb = int(std::min<std::int64_t>(b0 + share, blocks) - b0);  // this CTA's blocks
+  const std::int64_t row0 = base + 8 * b0;
+  const int c0 = int(blockIdx.y) * kStripCols;
+  const int ncols = int(std::min<std::int64_t>(kStripCols, N - c0));  // a multiple of 8
+  // Thread layout: the strip's 8-column chunk cq = tid % 4 (the same in every step) of rows
+  // tid / 4 + 64k for the copies, of blocks tid / 4 + 64k for the keys and casts.
+  const int cq = tid % 4;
+  const bool chunk_in = 8 * cq < ncols;
+  constexpr int kStep = kClusterThreads / 4;  // rows per copy step, blocks per fold or cast step
+
+  if (!zero_fill) {
+    // Parts of whole steps of 64 rows (8 blocks), the last part shorter.
+    const int steps = (8 * nb + kStep - 1) / kStep;
+    const int part_steps = (steps + kClusterLoadParts - 1) / kClusterLoadParts;
+    {
+      // Pointers stepped by 64 rows (strip_chunk: + 4096 bytes, block_swizzle repeats every 8 blocks).
+      const std::uint16_t* src = x + (row0 + tid / 4) * N + c0 + 8 * cq;
+      const std::int64_t src_step = kStep * N;
+      std::uint32_t dst = smem_address(strip + strip_chunk(tid / 4, cq));
+      const int copies = chunk_in ? int((std::min<std::int64_t>(8 * nb, K - row0) - tid / 4 + kStep - 1) / kStep) : 0;
+      int k = 0;
+#pragma unroll 1
+      for (int part = 0; part < kClusterLoadParts; ++part) {
+        const int k_end = std::min(copies, (part + 1) * part_steps);
+#pragma unroll 1
+        for (; k < k_end; ++k, src += src_step, dst += 4096u)
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+        cp_async_commit();
+      }
+    }
+    // Keys of the CTA's rows inside the range (per bf16 pair of columns, as the column kernels),
+    // part by part: blocks [8·part_steps·part, 8·part_steps·(part + 1)).
+    std::uint32_t key[4] = {0, 0, 0, 0}, all[4] = {0, 0, 0, 0};
+    const auto fold = [&](const std::uint32_t (&w)[4]) {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        key[k] = key_word<In, kDropNan>(key[k], w[k]);
+        if constexpr (kDropNan) all[k] = __vmaxu2(all[k], w[k] & 0x7FFF7FFFu);
+      }
+    };
+#pragma unroll
+    for (int part = 0; part < kClusterLoadParts; ++part) {
+      cp_async_wait(kClusterLoadParts - 1 - part);
+      __syncthreads();
+      const int blk_end = std::min(nb, 8 * part_steps * (part + 1));
+      if (chunk_in)
+        for (int blk = 8 * part_steps * part + tid / 4; blk < blk_end; blk += kStep) {
+          std::uint32_t w[8][4];
+          load_block(strip, blk, cq, w);
+          const std::int64_t row = row0 + 8 * blk;
+          if (row >= r0 && row + 8 <= r1) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) fold(w[i]);
+          } else {
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+              if (row + i >= r0 && row + i < r1) fold(w[i]);
+          }
+        }
+    }
+    // Recipes that keep NaN: the key is the integer maximum of the magnitudes, the `all` word itself.
+    if constexpr (!kDropNan)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) all[k] = key[k];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+#pragma unroll
+      for (int o = 4; o < 32; o *= 2) {  // the lanes of one cq: lane % 4 == cq
+        key[k] = key_word<In, kDropNan>(key[k], __shfl_xor_sync(0xFFFFFFFFu, key[k], o));
+        all[k] = __vmaxu2(all[k], __shfl_xor_sync(0xFFFFFFFFu, all[k], o));
+      }
+    if (lane < 4)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) warp_key[warp][cq][k] = key[k], warp_all[warp][cq][k] = all[k];
+    __syncthreads();
+    if (tid < kStripCols) {  // column tid: chunk tid / 8, word tid % 8 / 2, half tid % 2
+      const int c = tid / 8, word = tid % 8 / 2, half = tid % 2;
+      std::uint32_t kw = warp_key[0][c][word], aw = warp_all[0][c][word];
+#pragma unroll
+      for (int w = 1; w < kClusterThreads / 32; ++w) {
+        kw = key_word<In, kDropNan>(kw, warp_key[w][c][word]);
+        aw = __vmaxu2(aw, warp_all[w][c][word]);
+      }
+      part_key[tid] = key_bits<In>(kw, half);
+      part_all[tid] = key_bits<In>(aw, half);
+    }
+    // The cluster's keys: every CTA reads all shares' maxima (non-negative fp32 bits, NaN above
+    // all: an integer maximum), then the scales; the second barrier keeps each CTA's shared memory
+    // alive until the others have read it.
+    cluster.sync();
+    if (tid < kStripCols) {
+      std::uint32_t k = 0, a = 0;
+#pragma unroll 4
+      for (int s = 0; s < kClusterCtas; ++s) {
+        k = max(k, cluster.map_shared_rank(part_key, s)[tid]);
+        a = max(a, cluster.map_shared_rank(part_all, s)[tid]);
+      }
+      const BlockCast bc = block_cast<P>(rc, b, k, a);
+      col_scale[tid] = bc.scale;
+      col_fast[tid] = bc.fast;
+      if (rank == 0 && tid < ncols) store_scale(scales, g * N + c0 + tid, false, bc.scale.stored);
+    }
+    cluster.sync();
+  }
+
+  // Casts: column c0 + 8·cq + j of block blk as one 8-byte run of rows at q + column·K + row. The
+  // thread's eight columns are the same for all its blocks: their encodes are read once, and where
+  // all eight take the cvt (no NaN or Inf, no clamp that matters) a block wholly inside the range
+  // is one multiply and half a cvt per element.
+  if (!chunk_in) return;
+  float enc[8];
+  bool fast8 = P != CastPath::Generic && !b.clamp_fast && !zero_fill;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    enc[j] = col_scale[8 * cq + j].encode;
+    fast8 = fast8 && col_fast[8 * cq + j];
+  }
+  for (int blk = tid / 4; blk < nb; blk += kStep) {
+    const std::int64_t row = row0 + 8 * blk;
+    if (P == CastPath::Generic || !(fast8 && out_vec && row >= r0 && row + 8 <= r1)) {
+      cast_block_general<P>(strip, blk, cq, row, r0, r1, zero_fill, out_vec, q, K, c0, col_scale, col_fast, rc, b);
+      continue;
+    }
+    if constexpr (P == CastPath::Generic) continue;
+    std::uint32_t w[8][4];
+    load_block(strip, blk, cq, w);
+    std::uint8_t* dst = q + std::int64_t(c0 + 8 * cq) * K + row;
+#pragma unroll
+    for (int j = 0; j < 8; ++j, dst += K) {
+      float y[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        y[i] = __fmul_rn(__uint_as_float(j % 2 == 0 ? w[i][j / 2] << 16 : w[i][j / 2] & 0xFFFF0000u), enc[j]);
+      std::uint32_t pair[4];
+#pragma unroll
+      for (int i = 0; i < 8; i += 2) pair[i / 2] = quant::cvt_pair<P>(y[i + 1], y[i]);
+      *reinterpret_cast<uint2*>(dst) = make_uint2(pair[0] | (pair[1] << 16), pair[2] | (pair[3] << 16));
+    }
+  }
+}
+
+// Launches per_group_col_cluster_kernel where it applies (sm_90, bf16, N % 8 == 0, a 16-byte
+// aligned input, K small enough for the shares, and a cluster of kClusterCtas CTAs of this size
+// schedulable); false otherwise.
+template <class... Cores>
+bool launch_per_group_col_cluster(SourceType src, const void* x, std::int64_t K, std::int64_t N,
+                                  const std::int64_t* offs, std::int64_t G, const Recipe& r, std::uint8_t* q,
+                                  std::uint32_t* scales, cudaStream_t stream) {
+  const quant::Device d = quant::device();
+  if (d.cc < 90 || src != SourceType::bf16 || N % 8 != 0 || (reinterpret_cast<std::uintptr_t>(x) & 15u) != 0)
+    return false;
+  const std::int64_t share = ((K + 7) / 8 + 1 + kClusterCtas - 1) / kClusterCtas;
+  if (share > kClusterMaxBlocks || G + 1 > 65535 || (N + kStripCols - 1) / kStripCols > 65535) return false;
+  const std::size_t smem = std::size_t(share) * 8 * kStripCols * sizeof(std::uint16_t);
+  const RecipeCore core = make_core(r);
+  const CastBounds bounds = quant::cast_bounds(r);
+  bool launched = false;
+  quant::with_core<Cores...>(core, quant::cast_path(r, d), [&](auto p, const auto& rc) {
+    using R = std::decay_t<decltype(rc)>;
+    const auto go = [&](auto drop_nan) {
+      constexpr auto kernel = &per_group_col_cluster_kernel<decltype(p)::value, R, decltype(drop_nan)::value>;
+      static std::once_flag once;
+      std::call_once(once, [&] {
+        OCTET_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        OCTET_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              int(kClusterMaxBlocks * 8 * kStripCols * sizeof(std::uint16_t))));
+      });
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = dim3(kClusterCtas, unsigned((N + kStripCols - 1) / kStripCols), unsigned(G + 1));
+      cfg.blockDim = dim3(kClusterThreads);
+      cfg.dynamicSmemBytes = smem;
+      cfg.stream = stream;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = kClusterCtas;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess || clusters < 1) {
+        (void)cudaGetLastError();
+        return;
+      }
+      OCTET_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, static_cast<const std::uint16_t*>(x), K, N, G, offs, q, scales,
+                                          rc, bounds, K % 8 == 0));
+      launched = true;
+    };
+    if (core.amax_nan == AmaxNan::Drop) go(std::true_type{});
+    else go(std::false_type{});
+  });
+  return launched;
+}
 
 void require_groups(std::int64_t G, const std::int64_t* offs) {
   require(G >= 0, "offs: negative group count " + std::to_string(G));
@@ -134,8 +450,12 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
     else launch(GroupColMap<3>{K, N, G, offs, tile_group_log2});
     return;
   }
-  // Large groups: few (group, tile) items would leave SMs idle; split each group into S parts of
-  // about 256 rows, reduce the keys of all parts into a workspace, then cast. Reads the input twice.
+  // Large groups: few (group, tile) items would leave SMs idle. Where a cluster holds every range,
+  // one read (H100, % of copy at one group: 55.3 against 53.0 for the split path below, the dual
+  // form 54.5 against 49.9).
+  if (launch_per_group_col_cluster<TorchaoRowwisePow2Core>(src, x, K, N, offs, G, r, q, scales, stream)) return;
+  // Otherwise split each group into S parts of about 256 rows, reduce the keys of all parts into a
+  // workspace, then cast. Reads the input twice.
   const std::int64_t S = (K / G + 255) / 256;
   const GroupPartMap map{K, N, G, S, offs};
   std::uint32_t* keys = nullptr;
