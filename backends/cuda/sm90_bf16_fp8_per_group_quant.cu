@@ -139,6 +139,14 @@ __device__ __forceinline__ void load_block(const std::uint8_t* strip, int blk, i
   }
 }
 
+// Column j (0..7) of an 8x8 block of bf16 pairs (load_block) as fp32 bits, row i in element i.
+__device__ __forceinline__ Chunk column_chunk(const std::uint32_t (&w)[8][4], int j) {
+  Chunk ch;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) ch.v[i] = j % 2 == 0 ? w[i][j / 2] << 16 : w[i][j / 2] & 0xFFFF0000u;
+  return ch;
+}
+
 // The cast of one 8x8 block in general (rows outside [r0, r1), zero-fill ranges, blocks that do
 // not take the cvt, outputs not 8-byte aligned): out of line, so that the common path stays short.
 template <CastPath P, class R>
@@ -154,11 +162,9 @@ __device__ __noinline__ void cast_block_general(const std::uint8_t* strip, int b
     const int col = 8 * cq + j;
     uint2 codes = make_uint2(0, 0);
     if (!zero_fill) {
-      Chunk ch;
-#pragma unroll
-      for (int i = 0; i < 8; ++i) ch.v[i] = j % 2 == 0 ? w[i][j / 2] << 16 : w[i][j / 2] & 0xFFFF0000u;
       const BlockScale sc = col_scale[col];
-      codes = quantize_chunk<P>(rc, b, col_fast[col], [&](int) { return sc.encode; }, [&](int) { return sc; }, ch);
+      codes = quantize_chunk<P>(rc, b, col_fast[col], [&](int) { return sc.encode; }, [&](int) { return sc; },
+                                column_chunk(w, j));
     }
     std::uint8_t* const dst = q + std::int64_t(c0 + col) * K + row;
     if (whole) {
@@ -307,11 +313,11 @@ __global__ void __launch_bounds__(kClusterThreads, 3)
 
   // Casts: column c0 + 8·cq + j of block blk as one 8-byte run of rows at q + column·K + row. The
   // thread's eight columns are the same for all its blocks: their encodes are read once, and where
-  // all eight take the cvt (no NaN or Inf, no clamp that matters) a block wholly inside the range
-  // is one multiply and half a cvt per element.
+  // all eight take the cvt (no NaN or Inf) a block wholly inside the range goes through
+  // quantize_chunk's fast path with nothing else inlined beside it.
   if (!chunk_in) return;
   float enc[8];
-  bool fast8 = P != CastPath::Generic && !b.clamp_fast && !zero_fill;
+  bool fast8 = P != CastPath::Generic && !zero_fill;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
     enc[j] = col_scale[8 * cq + j].encode;
@@ -329,14 +335,10 @@ __global__ void __launch_bounds__(kClusterThreads, 3)
     std::uint8_t* dst = q + std::int64_t(c0 + 8 * cq) * K + row;
 #pragma unroll
     for (int j = 0; j < 8; ++j, dst += K) {
-      float y[8];
-#pragma unroll
-      for (int i = 0; i < 8; ++i)
-        y[i] = __fmul_rn(__uint_as_float(j % 2 == 0 ? w[i][j / 2] << 16 : w[i][j / 2] & 0xFFFF0000u), enc[j]);
-      std::uint32_t pair[4];
-#pragma unroll
-      for (int i = 0; i < 8; i += 2) pair[i / 2] = quant::cvt_pair<P>(y[i + 1], y[i]);
-      *reinterpret_cast<uint2*>(dst) = make_uint2(pair[0] | (pair[1] << 16), pair[2] | (pair[3] << 16));
+      const float e = enc[j];
+      // fast == true: the scale_of branch is dead and folds away.
+      *reinterpret_cast<uint2*>(dst) =
+          quantize_chunk<P>(rc, b, true, [&](int) { return e; }, [&](int) { return BlockScale{}; }, column_chunk(w, j));
     }
   }
 }
