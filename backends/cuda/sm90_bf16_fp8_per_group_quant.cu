@@ -363,12 +363,6 @@ bool launch_per_group_col_cluster(SourceType src, const void* x, std::int64_t K,
     using R = std::decay_t<decltype(rc)>;
     const auto go = [&](auto drop_nan) {
       constexpr auto kernel = &per_group_col_cluster_kernel<decltype(p)::value, R, decltype(drop_nan)::value>;
-      static std::once_flag once;
-      std::call_once(once, [&] {
-        OCTET_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        OCTET_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              int(kClusterMaxBlocks * 8 * kStripCols * sizeof(std::uint16_t))));
-      });
       cudaLaunchConfig_t cfg = {};
       cfg.gridDim = dim3(kClusterCtas, unsigned((N + kStripCols - 1) / kStripCols), unsigned(G + 1));
       cfg.blockDim = dim3(kClusterThreads);
@@ -381,11 +375,31 @@ bool launch_per_group_col_cluster(SourceType src, const void* x, std::int64_t K,
       attr[0].val.clusterDim.z = 1;
       cfg.attrs = attr;
       cfg.numAttrs = 1;
-      int clusters = 0;
-      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess || clusters < 1) {
-        (void)cudaGetLastError();
-        return;
+      // Whether a cluster of this size fits at all, asked once per kernel and shared memory size
+      // (a launch must not pay for attribute calls).
+      static std::mutex mutex;
+      static bool attributes_set = false;
+      static std::size_t asked_smem = 0;
+      static int clusters = 0;
+      int fits = 0;
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!attributes_set) {
+          OCTET_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+          OCTET_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                int(kClusterMaxBlocks * 8 * kStripCols * sizeof(std::uint16_t))));
+          attributes_set = true;
+        }
+        if (smem != asked_smem) {
+          if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+            (void)cudaGetLastError();
+            clusters = 0;
+          }
+          asked_smem = smem;
+        }
+        fits = clusters;
       }
+      if (fits < 1) return;
       OCTET_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, static_cast<const std::uint16_t*>(x), K, N, G, offs, q, scales,
                                           rc, bounds, K % 8 == 0));
       launched = true;
