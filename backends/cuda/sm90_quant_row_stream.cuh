@@ -125,8 +125,12 @@ struct StreamShape {
   // Lanes per slot when every slot of a warp's 32 consecutive chunks covers an aligned group of
   // group_lanes lanes (a power of two <= 32: equal blocks of up to 32 chunks, or rows of whole
   // 32-chunk windows); 0 for any other layout (runs found by a segmented scan).
+  // kAtomicRuns: group maps whose runs the segmented scan would find; each lane's key goes to its
+  // slot by its own shared atomicMax instead.
   int group_lanes = 0;
+  FastDiv scaled_div;  // by scaled_segs: a slot's row in the scale phase
 };
+inline constexpr int kAtomicRuns = -1;
 
 // chunk_run entry of chunk column cc (rows whose runs are not aligned lane groups, and not found
 // by match.any): the count of whole chunks of its range before it in the row (capped at 31; 0 for
@@ -378,7 +382,10 @@ __global__ void __launch_bounds__(kStreamThreads)
         v[0] = key;
         if constexpr (kDrop) v[1] = all;
         const std::uint16_t run = scan_runs ? chunk_run[cc] : 0;
-        if (run_max<kMatchRuns>(slot, run, v, shape.group_lanes) && slot >= 0) {
+        bool holds = true;  // kAtomicRuns: every lane holds its own key
+        if (!(Map::kMayMix && !kMatchRuns) || shape.group_lanes != kAtomicRuns)
+          holds = run_max<kMatchRuns>(slot, run, v, shape.group_lanes);
+        if (holds && slot >= 0) {
           atomicMax(keys + slot, v[0]);
           if constexpr (kDrop) atomicMax(alls + slot, v[1]);
         }
@@ -399,16 +406,25 @@ __global__ void __launch_bounds__(kStreamThreads)
     // The casts, one thread per scaled slot; their keys cleared for the next item. The keys of
     // zero-fill slots are never read. (Per-group rows at 128 groups: 2 rows x 128 scaled slots, one
     // round of 256 threads; with the zero-fill slots, 258 slots took two rounds. H100, three runs
-    // each: 79.1-79.4% of copy against 76.2-76.4%.)
-    for (int i = tid; i < nrows * shape.scaled_segs; i += kStreamThreads) {
-      const int row = i / shape.scaled_segs, s = i - row * shape.scaled_segs, slot = row * shape.segs + s;
-      const std::uint32_t key = keys[slot], all = drop_nan ? alls[slot] : key;
-      keys[slot] = 0u;
-      alls[slot] = 0u;
-      const BlockCast bc = block_cast<P>(r, bounds, key, all);
-      store_scale(scales, map.scale_index(row0 + row, s), scale_bytes, bc.scale.stored);
-      slot_scale[slot] = bc.scale;
-      slot_fast[slot] = bc.fast ? 1 : 0;
+    // each: 79.1-79.4% of copy against 76.2-76.4%.) The phase is a dependent chain per slot while
+    // the other threads wait: a thread with two slots (1x32 blocks: 2 rows x 160 per item) takes
+    // both in one pass, the two chains side by side, and the slot's row comes by FastDiv.
+    const int item_slots = nrows * shape.scaled_segs;
+    for (int i0 = tid; i0 < item_slots; i0 += 2 * kStreamThreads) {
+#pragma unroll
+      for (int u = 0; u < 2; ++u) {
+        const int i = i0 + u * kStreamThreads;
+        if (i >= item_slots) break;
+        const int row = int(shape.scaled_div.div(std::uint32_t(i))), s = i - row * shape.scaled_segs;
+        const int slot = row * shape.segs + s;
+        const std::uint32_t key = keys[slot], all = drop_nan ? alls[slot] : key;
+        keys[slot] = 0u;
+        alls[slot] = 0u;
+        const BlockCast bc = block_cast<P>(r, bounds, key, all);
+        store_scale(scales, map.scale_index(row0 + row, s), scale_bytes, bc.scale.stored);
+        slot_scale[slot] = bc.scale;
+        slot_fast[slot] = bc.fast ? 1 : 0;
+      }
     }
     __syncthreads();
 
@@ -570,6 +586,7 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   shape.cpr = int(map.len / kChunk);
   shape.segs = segs;
   shape.scaled_segs = map.scaled_segments();
+  shape.scaled_div = FastDiv(std::uint32_t(std::max(shape.scaled_segs, 1)));
   shape.stage_bytes = std::uint32_t(rpi * row_bytes);
   shape.stages = tuning.stages;
   if constexpr (!Map::kMayMix) {
@@ -583,13 +600,21 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   // shuffled the slots as well): per-group rowwise 16640x5120 bf16 at 1 / 16 groups 87.2 / 83.6
   // against 83.0 / 81.0, at 64 / 128 groups 71.5 / 60.2 against 77.8 / 70.8 (several slots per
   // warp); rowwise 3D at 64x2048x1408 (rows of 176 chunks, one range each) 89.0 against 92.6.
-  // OCTET_CUDA_STREAM_RUNS = match | scan forces either for per-group rows (tuning sweeps; the
-  // bytes are the same).
+  // The other per-group rows (ranges of fewer than 32 chunks on average: several runs in a warp)
+  // take kAtomicRuns: one shared atomicMax per lane, where the segmented scan spent five shuffle
+  // steps per round (H100, one binary, two runs each, % of copy at 64 / 128 groups: 73.5 / 70.6
+  // against 69.9 / 66.5; at 1 and 16 groups, where match.any applies, 78.2 / 78.2 against 84.8 /
+  // 81.6). OCTET_CUDA_STREAM_RUNS = match | scan | atomic forces one of the three for per-group
+  // rows (comparisons; the bytes are the same).
   static const int forced_runs = [] {
     const char* v = std::getenv("OCTET_CUDA_STREAM_RUNS");
-    return v == nullptr ? 0 : std::string(v) == "match" ? 1 : std::string(v) == "scan" ? 2 : 0;
+    if (v == nullptr) return 0;
+    const std::string s = v;
+    return s == "match" ? 1 : s == "scan" ? 2 : s == "atomic" ? 3 : 0;
   }();
   const bool match_runs = forced_runs != 0 ? forced_runs == 1 : std::int64_t(segs) * 32 <= shape.cpr;
+  if constexpr (Map::kMayMix)
+    if (!match_runs && forced_runs != 2) shape.group_lanes = kAtomicRuns;
   const RecipeCore core = make_core(r);
   const CastBounds bounds = cast_bounds(r);
   const CastPath path = cast_path(r, d);
