@@ -602,10 +602,12 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   // warp); rowwise 3D at 64x2048x1408 (rows of 176 chunks, one range each) 89.0 against 92.6.
   // The other per-group rows (ranges of fewer than 32 chunks on average: several runs in a warp)
   // take kAtomicRuns: one shared atomicMax per lane, where the segmented scan spent five shuffle
-  // steps per round (H100, one binary, two runs each, % of copy at 64 / 128 groups: 73.5 / 70.6
-  // against 69.9 / 66.5; at 1 and 16 groups, where match.any applies, 78.2 / 78.2 against 84.8 /
-  // 81.6). OCTET_CUDA_STREAM_RUNS = match | scan | atomic forces one of the three for per-group
-  // rows (comparisons; the bytes are the same).
+  // steps per round (H100, per-group rowwise 16640x5120 at 64 / 128 groups, two runs each against
+  // the scan's binary in one call: 87.9-88.1 / 84.0-84.4% of copy against 80.6 / 76.4-76.9; ncu
+  // of an experiment build with both: 59 / 64 M warp instructions against 77 / 82 M). Not where
+  // match.any applies: at 1 and 16 groups atomics on a few slots measured 78.2 / 78.2 against
+  // 84.8 / 81.6. OCTET_CUDA_STREAM_RUNS = match | scan | atomic forces one of the three for
+  // per-group rows (comparisons; the bytes are the same).
   static const int forced_runs = [] {
     const char* v = std::getenv("OCTET_CUDA_STREAM_RUNS");
     if (v == nullptr) return 0;
