@@ -605,8 +605,8 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   // steps per round (H100, per-group rowwise 16640x5120 at 64 / 128 groups, two runs each against
   // the scan's binary in one call: 87.9-88.1 / 84.0-84.4% of copy against 80.6 / 76.4-76.9; ncu
   // of an experiment build with both: 59 / 64 M warp instructions against 77 / 82 M). Not where
-  // match.any applies: at 1 and 16 groups atomics on a few slots measured 78.2 / 78.2 against
-  // 84.8 / 81.6. OCTET_CUDA_STREAM_RUNS = match | scan | atomic forces one of the three for
+  // match.any applies: at 1 and 16 groups, atomics on one or two slots per warp measured 78.2 /
+  // 78.2 against 84.8 / 81.6 in that experiment build. OCTET_CUDA_STREAM_RUNS = match | scan | atomic forces one of the three for
   // per-group rows (comparisons; the bytes are the same).
   static const int forced_runs = [] {
     const char* v = std::getenv("OCTET_CUDA_STREAM_RUNS");
