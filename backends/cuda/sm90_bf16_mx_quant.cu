@@ -82,6 +82,7 @@ struct Dim0Scale {
 // dim0 into the blocked layout of the (M, K/32) scale matrix, for matrices with no padded tile:
 // scale (m, kb) at blocked_offset(m, kb) (mx_swizzle.hpp, torchao to_blocked).
 struct Dim0BlockedScale {
+  static constexpr int kSlotRanges = 4;  // a tile's 4 columns of one row together (quant::BlockColumns)
   std::int64_t n_col_blocks;  // K / 32 / 4
   __device__ std::int64_t operator()(std::int64_t m, int kb) const { return blocked_offset(m, kb, n_col_blocks); }
 };

@@ -28,6 +28,9 @@
 //   scale_index(row, s)             where the scale of (row, s) is stored
 //   block_columns()                 the columns of a block when all are equal (else 8)
 //   kMayMix                         whether an 8-column chunk can straddle two ranges
+//   kSlotRanges                     the scale phase's order (below): runs of this many (a power
+//                                   of two) neighbouring ranges whose scales sit together, the
+//                                   item's rows inside a run; 0: row by row (row-major scales)
 //   kEqualLengths                   for the fallback (row_segments_kernel's shared-scale choice)
 // row_stream_kernel runs when the input and codes are 16-byte aligned, len % 8 == 0 and a stage
 // fits; otherwise launch_row_blocks falls back to row_segments_kernel over the same map.
@@ -38,6 +41,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "sm90_bulk_copy.cuh"
 #include "sm90_cp_async.cuh"
@@ -49,6 +53,12 @@ namespace octet::cuda::quant {
 // ---------------------------------------------------------------------------------------------
 // Row maps.
 
+// A ScaleAt functor's kSlotRanges member (the map trait above), 0 where it has none.
+template <class ScaleAt, class = void>
+inline constexpr int kSlotRangesOf = 0;
+template <class ScaleAt>
+inline constexpr int kSlotRangesOf<ScaleAt, std::void_t<decltype(ScaleAt::kSlotRanges)>> = ScaleAt::kSlotRanges;
+
 // Column blocks of `block` columns (the last one shorter when block does not divide len); the
 // scale of (row, s) at scale_at(row, s). min_segments: 1 where a row of no columns still has a
 // scale block (rowwise: the scale of an empty row).
@@ -56,6 +66,7 @@ template <class ScaleAt>
 struct BlockColumns {
   static constexpr bool kEqualLengths = true;  // but a shorter last block
   static constexpr bool kMayMix = false;       // block % 8 == 0 (launch_row_blocks checks)
+  static constexpr int kSlotRanges = kSlotRangesOf<ScaleAt>;
   std::int64_t rows = 0, len = 0, block = 1;
   ScaleAt scale_at{};
   int min_segments = 0;
@@ -78,6 +89,7 @@ struct BlockColumns {
 struct GroupColumns {
   static constexpr bool kEqualLengths = false;
   static constexpr bool kMayMix = true;
+  static constexpr int kSlotRanges = 1;  // scale at g * rows + row
   std::int64_t rows = 0, len = 0, G = 0;
   const std::int64_t* offs = nullptr;
   __host__ __device__ int segments() const { return int(G + 1); }
@@ -128,7 +140,11 @@ struct StreamShape {
   // kAtomicRuns: group maps whose runs the segmented scan would find; each lane's key goes to its
   // slot by its own shared atomicMax instead.
   int group_lanes = 0;
-  FastDiv scaled_div;  // by scaled_segs: a slot's row in the scale phase
+  FastDiv scaled_div;  // by scaled_segs: a slot's row in the scale phase, row by row
+  // Maps with kSlotRanges: the scale phase in runs of 2^slot_shift neighbouring ranges (a divisor
+  // of scaled_segs), the item's rows inside a run; run_div divides by the slots of a run.
+  int slot_shift = 0;
+  FastDiv run_div;
 };
 inline constexpr int kAtomicRuns = -1;
 
@@ -283,10 +299,25 @@ __device__ __forceinline__ RawChunk<In> stage_chunk(const unsigned char* stage, 
 // barrier; pass 2 casts each chunk from shared memory and stores its 8 codes. The next item's
 // pass 1 starts without a barrier (it touches only keys, cleared before the second barrier); its
 // first barrier frees the previous stage, which thread 0 then refills `stages` items ahead.
+//
+// The per-group instance with atomics is held to three CTAs per SM (at most 80 registers): left to
+// itself ptxas gave it 112-113 registers once its scale phase took runs of ranges, two CTAs per
+// SM, and per-group rowwise lost 5-9 points of copy (H100: 78.6-79.3% at 64 and 128 groups against
+// 87.8-88.4 / 83.8-84.1). The others are left alone: the same bound on every instance moved
+// unrelated rows by a point or more either way (per-group rowwise at 16 groups 84.5-84.7 against
+// 85.7-86.2, the 1x128 lhs 84.2-84.5 against 85.3-85.5, MX dim0 89.3-89.8 against 88.0-88.3). Two
+// kernels around one body: written out, a minimum of one CTA per SM is not the same to ptxas as
+// none (the per-group instance with match.any took 104-112 registers with it, 80 without).
+template <class Map, bool kMatchRuns>
+inline constexpr bool kStreamThreeCtas = Map::kMayMix && !kMatchRuns;
+
 template <class In, CastPath P, class R, class Map, bool kMatchRuns>
-__global__ void __launch_bounds__(kStreamThreads)
-    row_stream_kernel(const In* __restrict__ x, std::uint8_t* __restrict__ q, void* __restrict__ scales,
-                      bool scale_bytes, R r, CastBounds bounds, Map map, StreamShape shape) {
+__device__ __forceinline__ void row_stream_body(const In* __restrict__ x, std::uint8_t* __restrict__ q,
+                                                void* __restrict__ scales, bool scale_bytes, R r, CastBounds bounds,
+                                                Map map, StreamShape shape) {
+  // The scale phase in runs of the map's ranges (kSlotRanges), but row by row in the per-group
+  // instance with match.any runs (1 and 16 groups here; see the scale phase).
+  constexpr bool kRunOrder = Map::kSlotRanges > 0 && !(Map::kMayMix && kMatchRuns);
   extern __shared__ __align__(128) unsigned char smem[];
   const int slots = shape.rows_per_item * shape.segs;
   const int S = shape.stages;
@@ -409,13 +440,32 @@ __global__ void __launch_bounds__(kStreamThreads)
     // each: 79.1-79.4% of copy against 76.2-76.4%.) The phase is a dependent chain per slot while
     // the other threads wait: a thread with two slots (1x32 blocks: 2 rows x 160 per item) takes
     // both in one pass, the two chains side by side, and the slot's row comes by FastDiv.
-    const int item_slots = nrows * shape.scaled_segs;
+    // kRunOrder: the slots in runs of the map's ranges, so that neighbouring threads store
+    // neighbouring scales: per-group scales range by range (g * rows + row: a warp stores 16 pairs
+    // of neighbouring words where it stored 32 words 16640 x 4 bytes apart), the blocked 1x32
+    // scales 4 ranges x the item's rows (whole 8-byte pieces of a tile's 32-byte sectors). A short
+    // last item leaves the threads of its missing rows idle. H100, against the previous commit's
+    // binary, alternating, % of copy: per-group rowwise at 128 groups 84.5-86.2 against
+    // 78.6-83.9, the blocked 1x32 scales 87.8-88.3 against 84.4-85.6. The 1x128 lhs (kb * M + m)
+    // measured no gain in that order (84.2-85.5 in two builds against 85.1-85.6) and keeps the
+    // row order, as do the per-group rows with match.any runs (1 and 16 groups: no gain).
+    const int item_slots = (kRunOrder ? shape.rows_per_item : nrows) * shape.scaled_segs;
     for (int i0 = tid; i0 < item_slots; i0 += 2 * kStreamThreads) {
 #pragma unroll
       for (int u = 0; u < 2; ++u) {
         const int i = i0 + u * kStreamThreads;
         if (i >= item_slots) break;
-        const int row = int(shape.scaled_div.div(std::uint32_t(i))), s = i - row * shape.scaled_segs;
+        int row, s;
+        if constexpr (kRunOrder) {
+          const int run = int(shape.run_div.div(std::uint32_t(i)));
+          const int in_run = i - run * (shape.rows_per_item << shape.slot_shift);
+          row = in_run >> shape.slot_shift;
+          if (row >= nrows) continue;
+          s = (run << shape.slot_shift) + (in_run & ((1 << shape.slot_shift) - 1));
+        } else {
+          row = int(shape.scaled_div.div(std::uint32_t(i)));
+          s = i - row * shape.scaled_segs;
+        }
         const int slot = row * shape.segs + s;
         const std::uint32_t key = keys[slot], all = drop_nan ? alls[slot] : key;
         keys[slot] = 0u;
@@ -458,6 +508,19 @@ __global__ void __launch_bounds__(kStreamThreads)
       }
     }
   }
+}
+
+template <class In, CastPath P, class R, class Map, bool kMatchRuns>
+__global__ void __launch_bounds__(kStreamThreads)
+    row_stream_kernel(const In* __restrict__ x, std::uint8_t* __restrict__ q, void* __restrict__ scales,
+                      bool scale_bytes, R r, CastBounds bounds, Map map, StreamShape shape) {
+  row_stream_body<In, P, R, Map, kMatchRuns>(x, q, scales, scale_bytes, r, bounds, map, shape);
+}
+template <class In, CastPath P, class R, class Map, bool kMatchRuns>
+__global__ void __launch_bounds__(kStreamThreads, 3)
+    row_stream_kernel_3ctas(const In* __restrict__ x, std::uint8_t* __restrict__ q, void* __restrict__ scales,
+                            bool scale_bytes, R r, CastBounds bounds, Map map, StreamShape shape) {
+  row_stream_body<In, P, R, Map, kMatchRuns>(x, q, scales, scale_bytes, r, bounds, map, shape);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -549,7 +612,10 @@ template <class In, CastPath P, bool kMatchRuns, class R, class Map>
 void launch_row_stream(const void* x, std::uint8_t* q, void* scales, bool scale_bytes, const R& core,
                        const CastBounds& bounds, const Map& map, const StreamShape& shape, std::uint32_t smem,
                        const Device& d, cudaStream_t stream) {
-  constexpr auto kernel = &row_stream_kernel<In, P, R, Map, kMatchRuns>;
+  constexpr auto kernel = [] {  // only the kernel that runs is instantiated
+    if constexpr (kStreamThreeCtas<Map, kMatchRuns>) return &row_stream_kernel_3ctas<In, P, R, Map, kMatchRuns>;
+    else return &row_stream_kernel<In, P, R, Map, kMatchRuns>;
+  }();
   const int per_sm = stream_ctas_per_sm<kernel>(smem);
   kernel<<<grid_for(per_sm, shape.items, d), kStreamThreads, smem, stream>>>(static_cast<const In*>(x), q, scales,
                                                                               scale_bytes, core, bounds, map, shape);
@@ -587,6 +653,11 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   shape.segs = segs;
   shape.scaled_segs = map.scaled_segments();
   shape.scaled_div = FastDiv(std::uint32_t(std::max(shape.scaled_segs, 1)));
+  // Runs of kSlotRanges ranges where they divide the row's scaled ranges, else of one range.
+  static_assert((Map::kSlotRanges & (Map::kSlotRanges - 1)) == 0, "kSlotRanges: 0 or a power of two");
+  if (Map::kSlotRanges > 1 && shape.scaled_segs % std::max(Map::kSlotRanges, 1) == 0)
+    while ((1 << shape.slot_shift) < Map::kSlotRanges) ++shape.slot_shift;
+  shape.run_div = FastDiv(std::uint32_t(rpi << shape.slot_shift));
   shape.stage_bytes = std::uint32_t(rpi * row_bytes);
   shape.stages = tuning.stages;
   if constexpr (!Map::kMayMix) {
