@@ -37,6 +37,7 @@
 // Measured shapes and outcomes: docs/gpu-notes.md (2026-11-25).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -308,8 +309,10 @@ __device__ __forceinline__ RawChunk<In> stage_chunk(const unsigned char* stage, 
 // 85.7-86.2, the 1x128 lhs 84.2-84.5 against 85.3-85.5, MX dim0 89.3-89.8 against 88.0-88.3). Two
 // kernels around one body: written out, a minimum of one CTA per SM is not the same to ptxas as
 // none (the per-group instance with match.any took 104-112 registers with it, 80 without).
+// kUnmatchedGroupRuns: that instance (per-group rows whose runs are not found by match.any: shared
+// atomics, or the segmented scan where forced).
 template <class Map, bool kMatchRuns>
-inline constexpr bool kStreamThreeCtas = Map::kMayMix && !kMatchRuns;
+inline constexpr bool kUnmatchedGroupRuns = Map::kMayMix && !kMatchRuns;
 
 template <class In, CastPath P, class R, class Map, bool kMatchRuns>
 __device__ __forceinline__ void row_stream_body(const In* __restrict__ x, std::uint8_t* __restrict__ q,
@@ -414,7 +417,7 @@ __device__ __forceinline__ void row_stream_body(const In* __restrict__ x, std::u
         if constexpr (kDrop) v[1] = all;
         const std::uint16_t run = scan_runs ? chunk_run[cc] : 0;
         bool holds = true;  // kAtomicRuns: every lane holds its own key
-        if (!(Map::kMayMix && !kMatchRuns) || shape.group_lanes != kAtomicRuns)
+        if (!kUnmatchedGroupRuns<Map, kMatchRuns> || shape.group_lanes != kAtomicRuns)
           holds = run_max<kMatchRuns>(slot, run, v, shape.group_lanes);
         if (holds && slot >= 0) {
           atomicMax(keys + slot, v[0]);
@@ -613,7 +616,7 @@ void launch_row_stream(const void* x, std::uint8_t* q, void* scales, bool scale_
                        const CastBounds& bounds, const Map& map, const StreamShape& shape, std::uint32_t smem,
                        const Device& d, cudaStream_t stream) {
   constexpr auto kernel = [] {  // only the kernel that runs is instantiated
-    if constexpr (kStreamThreeCtas<Map, kMatchRuns>) return &row_stream_kernel_3ctas<In, P, R, Map, kMatchRuns>;
+    if constexpr (kUnmatchedGroupRuns<Map, kMatchRuns>) return &row_stream_kernel_3ctas<In, P, R, Map, kMatchRuns>;
     else return &row_stream_kernel<In, P, R, Map, kMatchRuns>;
   }();
   const int per_sm = stream_ctas_per_sm<kernel>(smem);
@@ -655,8 +658,8 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   shape.scaled_div = FastDiv(std::uint32_t(std::max(shape.scaled_segs, 1)));
   // Runs of kSlotRanges ranges where they divide the row's scaled ranges, else of one range.
   static_assert((Map::kSlotRanges & (Map::kSlotRanges - 1)) == 0, "kSlotRanges: 0 or a power of two");
-  if (Map::kSlotRanges > 1 && shape.scaled_segs % std::max(Map::kSlotRanges, 1) == 0)
-    while ((1 << shape.slot_shift) < Map::kSlotRanges) ++shape.slot_shift;
+  constexpr int kSlotShift = std::countr_zero(unsigned(std::max(Map::kSlotRanges, 1)));
+  if (shape.scaled_segs % (1 << kSlotShift) == 0) shape.slot_shift = kSlotShift;
   shape.run_div = FastDiv(std::uint32_t(rpi << shape.slot_shift));
   shape.stage_bytes = std::uint32_t(rpi * row_bytes);
   shape.stages = tuning.stages;
