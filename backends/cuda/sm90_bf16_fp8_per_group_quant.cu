@@ -16,8 +16,8 @@
 //           colwise: column_stream_kernel (sm90_quant_column_stream.cuh), one item per (group,
 //           64-column tile), taken in groups of four tiles (group, then tile) where the groups
 //           average 256 rows or more, the CTA copying whole 256-row pieces into shared memory
-//           by cp.async into three stages (four where groups average more than 768 rows); a
-//           group that fits the stages is read once, a larger one twice (the second read mostly
+//           by cp.async into three stages (512-row pieces where groups average more than 768
+//           rows); a group that fits the stages is read once, a larger one twice (the second read mostly
 //           from L2); codes transposed in registers, 8 rows of a column per store; whole 8-row
 //           blocks without per-row tests (kWholeBlockPaths). column_tiles_kernel where it does
 //           not apply (unaligned input, N % 8 != 0).
@@ -51,12 +51,14 @@ constexpr std::int64_t kSplitRows = 2048;
 
 using layout_detail::group_begin;
 
-// Colwise: G + 1 row ranges, the last one the zero-filled rows [offs[G-1], K); kStages ~32 KB
-// stages per CTA (a group of up to kStages pieces is read once).
-template <int kStages>
+// Colwise: G + 1 row ranges, the last one the zero-filled rows [offs[G-1], K); kStages stages of
+// kStageBytes per CTA (a group of up to kStages pieces is read once; a piece of 32 KB holds 256
+// rows of a 64-column tile).
+template <int kStages, std::uint32_t kStageBytes = 32 * 1024>
 struct GroupColMap {
   static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's traits
   static constexpr int kStreamStages = kStages;
+  static constexpr std::uint32_t kStreamStageBytes = kStageBytes;
   static constexpr bool kTileGroups = true;
   std::int64_t K, N, G;
   const std::int64_t* offs;
@@ -449,11 +451,15 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
   if (G == 0 || K / G <= kSplitRows) {
     // 64-column tiles of 256-row pieces. Groups of up to `stages` pieces are read once, larger
     // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast: three
-    // stages (two CTAs per SM), four (one CTA per SM) where the groups average more than three
-    // pieces. H100, % of copy, two runs each (2026-11-26): at 16 groups (1040 rows on average)
-    // three stages 56.8-56.9, four 61.1-62.0; at 64 groups three 67.1, four 54.8-55.0. 128-column
-    // tiles (128-row pieces, once taken below 192 rows on average) measured 56.5-56.6 against
-    // 58.9 at 128 groups and 49-53 against 56-67 at 16 and 64 groups.
+    // stages (two CTAs per SM); where the groups average more than three pieces, three stages of
+    // 512-row pieces (64 KB, one CTA per SM: groups of up to 1536 rows read once). H100, % of
+    // copy, two runs each (2026-11-26): at 16 groups (1040 rows on average) three stages
+    // 56.8-56.9, four 61.1-62.0; at 64 groups three 67.1, four 54.8-55.0. Three or more runs
+    // each (2026-11-28): at 16 groups three 64 KB stages 67.3-67.5 against 64.9-65.1 for four of
+    // 32 KB (dual form 63.1-63.8 against 59.7-59.9), two of 96 KB 65.6-65.7; at 64 and 128 groups
+    // 64 KB stages lose 12 and 18 points. 128-column tiles (128-row pieces, once taken below 192
+    // rows on average) measured 56.5-56.6 against 58.9 at 128 groups and 49-53 against 56-67 at
+    // 16 and 64 groups.
     const auto launch = [&](auto map) {
       quant::launch_column_blocks<64, 1, 64, 32, TorchaoRowwisePow2Core>(src, x, N, q, scales, false, out_vec, r, map,
                                                                          G + 1, stream);
@@ -462,7 +468,7 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
     // 16 / 64 groups: 64.7-64.9 / 74.1-74.2 against 62.0-62.5 / 66.8 range-major), range-major
     // below (128 groups, 130 rows: 58.7 against 56.7-56.8).
     const int tile_group_log2 = G > 0 && K / G >= 256 ? 2 : 0;
-    if (G > 0 && K / G > 3 * 256) launch(GroupColMap<4>{K, N, G, offs, tile_group_log2});
+    if (G > 0 && K / G > 3 * 256) launch(GroupColMap<3, 64 * 1024>{K, N, G, offs, tile_group_log2});
     else launch(GroupColMap<3>{K, N, G, offs, tile_group_log2});
     return;
   }

@@ -928,13 +928,24 @@ struct StreamStages : std::integral_constant<int, 2> {};
 template <class Map>
 struct StreamStages<Map, std::void_t<decltype(Map::kStreamStages)>> : std::integral_constant<int, Map::kStreamStages> {};
 
-// The stage bytes (~32 KB) and `stages`; OCTET_CUDA_COLUMN_STAGE_BYTES and OCTET_CUDA_COLUMN_STAGES
+// kStreamStageBytes: the map's stage size, 32 KB by default. A stage holds whole rounds of one 8-row
+// block per thread (32 KB of bf16: 256 threads x 8 rows x 8 columns x 2 bytes), so the size is taken
+// down to a multiple of 32 KB (bf16; 64 KB of fp32), at least one round and at most kColumnMaxUnits.
+template <class Map, class = void>
+struct StreamStageBytes : std::integral_constant<std::uint32_t, 32 * 1024> {};
+template <class Map>
+struct StreamStageBytes<Map, std::void_t<decltype(Map::kStreamStageBytes)>>
+    : std::integral_constant<std::uint32_t, Map::kStreamStageBytes> {};
+
+// The map's stage bytes and `stages`; OCTET_CUDA_COLUMN_STAGE_BYTES and OCTET_CUDA_COLUMN_STAGES
 // override them, for tuning sweeps (the bytes of every result unchanged).
-inline StreamTuning column_tuning(int stages) {
+inline StreamTuning column_tuning(int stages, std::uint32_t stage_bytes) {
   static const StreamTuning env = read_stream_tuning("OCTET_CUDA_COLUMN_STAGE_BYTES", "OCTET_CUDA_COLUMN_STAGES");
   static const bool stages_set = std::getenv("OCTET_CUDA_COLUMN_STAGES") != nullptr;
+  static const bool bytes_set = std::getenv("OCTET_CUDA_COLUMN_STAGE_BYTES") != nullptr;
   StreamTuning t = env;
   if (!stages_set) t.stages = stages;
+  if (!bytes_set) t.stage_target = stage_bytes;
   return t;
 }
 
@@ -966,7 +977,7 @@ bool launch_column_stream_mode(SourceType src, const void* x, std::int64_t cols,
   if (shape.items == 0) return true;
   if (shape.items > std::numeric_limits<std::int32_t>::max()) return false;  // 32-bit item arithmetic
   constexpr int kLanes = kStreamThreads * kChunk / kTileCols;
-  const StreamTuning tuning = column_tuning(StreamStages<Map>::value);
+  const StreamTuning tuning = column_tuning(StreamStages<Map>::value, StreamStageBytes<Map>::value);
   // A piece: `units` 8-row blocks per thread, one 16-byte copy per 8 bf16 (two per 8 fp32).
   const std::uint32_t round_bytes = std::uint32_t(kStreamThreads) * 8u * std::uint32_t(kChunk * in_bytes);
   // Merged ranges are one piece of one 8-row block per thread (units = 1).
