@@ -264,9 +264,10 @@ std::vector<LargeCase> large_quant_cases() {
     }
   }
   // Per-group colwise with group ends at any row (8-row blocks across groups), NaN, Inf and
-  // 448 * 2^k inputs, and a last column tile of 8 columns: 7 groups (about 590 rows each; those
-  // beyond the stages read twice) and 1200 (about 3 rows each, some empty).
-  for (const std::int64_t G : {7, 1200})
+  // 448 * 2^k inputs, and a last column tile of 8 columns: 4 groups (about 1030 rows on average:
+  // three 512-row stages), 7 (about 590 rows each: three 256-row stages; those beyond the stages
+  // read twice) and 1200 (about 3 rows each, some empty).
+  for (const std::int64_t G : {4, 7, 1200})
     add("fp8_per_group_colwise_scales", {4104, 1032}, Distribution::specials, G, 4104, 1);
   // Groups of more than 2048 rows on average (the one-read cluster kernel): unaligned group ends,
   // K % 8 != 0 with rows past offs[G-1] (codes 0x00), and a whole K.
