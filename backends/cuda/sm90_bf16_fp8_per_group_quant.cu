@@ -452,7 +452,7 @@ void fp8_per_group_colwise_scales(SourceType src, const void* x, std::int64_t K,
     // 64-column tiles of 256-row pieces. Groups of up to `stages` pieces are read once, larger
     // ones (up to kSplitRows on average) once from HBM and again from L2 for the cast: three
     // stages (two CTAs per SM); where the groups average more than three pieces, three stages of
-    // 512-row pieces (64 KB, one CTA per SM: groups of up to 1536 rows read once). H100, % of
+    // 512-row pieces (64 KB, one CTA per SM: bf16 groups of up to 1536 rows read once). H100, % of
     // copy, two runs each (2026-11-26): at 16 groups (1040 rows on average) three stages
     // 56.8-56.9, four 61.1-62.0; at 64 groups three 67.1, four 54.8-55.0. Three or more runs
     // each (2026-11-28): at 16 groups three 64 KB stages 67.3-67.5 against 64.9-65.1 for four of

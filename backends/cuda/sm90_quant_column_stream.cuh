@@ -914,7 +914,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
 // ---------------------------------------------------------------------------------------------
 // Host side.
 
-// kStreamStages: the map's count of ~32 KB stages per CTA, 2 by default (room for three CTAs per
+// kStreamStages: the map's count of stages (kStreamStageBytes each) per CTA, 2 by default (room for three CTAs per
 // SM in shared memory; the registers allow two: the instances take 110-128 per thread, cuobjdump
 // 2026-11-27, and capped at 80 by a minimum of three CTAs they spill: 1x128 rhs 72% of copy against
 // 88%, MX dim1 67% against 86%). The per-group colwise maps take 3: their groups of up to `stages`
