@@ -928,11 +928,12 @@ struct StreamStages : std::integral_constant<int, 2> {};
 template <class Map>
 struct StreamStages<Map, std::void_t<decltype(Map::kStreamStages)>> : std::integral_constant<int, Map::kStreamStages> {};
 
-// kStreamStageBytes: the map's stage size, 32 KB by default. A stage holds whole rounds of one 8-row
-// block per thread (32 KB of bf16: 256 threads x 8 rows x 8 columns x 2 bytes), so the size is taken
-// down to a multiple of 32 KB (bf16; 64 KB of fp32), at least one round and at most kColumnMaxUnits.
+// kStreamStageBytes: the map's stage size, StreamTuning's 32 KB by default. A stage holds whole
+// rounds of one 8-row block per thread (32 KB of bf16: 256 threads x 8 rows x 8 columns x 2 bytes),
+// so the size is taken down to a multiple of 32 KB (bf16; 64 KB of fp32), at least one round and at
+// most kColumnMaxUnits.
 template <class Map, class = void>
-struct StreamStageBytes : std::integral_constant<std::uint32_t, 32 * 1024> {};
+struct StreamStageBytes : std::integral_constant<std::uint32_t, StreamTuning{}.stage_target> {};
 template <class Map>
 struct StreamStageBytes<Map, std::void_t<decltype(Map::kStreamStageBytes)>>
     : std::integral_constant<std::uint32_t, Map::kStreamStageBytes> {};
