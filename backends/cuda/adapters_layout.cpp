@@ -13,6 +13,8 @@
 // routing_from_mask (the adapter's input form) and A2aPlan::gather (all_to_all_single's split sizes
 // are host lists). Everything that produces output bytes — the
 // group scans, row maps, routing row map, copies, sums, codes and scales — runs on the GPU.
+// Outputs are poisoned (0xA5) before each launch, so a byte the kernel fails to write (padding
+// included) shows as a mismatch.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -42,6 +44,7 @@
 
 namespace octet::cuda {
 
+using adapter_util::poisoned;
 using adapter_util::weighted_group_ends;
 using golden::KernelCall;
 using golden::KernelInputError;
@@ -102,7 +105,7 @@ Tensors run_to_blocked(const KernelCall& call) {
   const Tensor& s = scale_input(call.inputs, "scale", 2);
   const std::int64_t H = s.shape[0], W = s.shape[1];
   const DeviceBuffer<std::uint8_t> d_s = upload_bytes(s);
-  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(blocked_rows(H) * blocked_cols(W)));
+  DeviceBuffer<std::uint8_t> out = poisoned<std::uint8_t>(blocked_rows(H) * blocked_cols(W));
   to_blocked({d_s.get(), H, W, W}, out.get());
   return {{"scale_blocked", blocked_tensor(s.dtype, {std::int64_t(out.size())}, out.download(), "blocked_128x4")}};
 }
@@ -114,7 +117,7 @@ Tensors run_from_blocked(const KernelCall& call) {
   require(rows >= 0 && cols >= 0, "from_blocked: negative shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
   require_equal(std::int64_t(b.bytes.size()), blocked_rows(rows) * blocked_cols(cols), "from_blocked: blocked size (Hp·Wp bytes)");
   const DeviceBuffer<std::uint8_t> d_b = upload_bytes(b);
-  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(rows * cols));
+  DeviceBuffer<std::uint8_t> out = poisoned<std::uint8_t>(rows * cols);
   from_blocked(d_b.get(), rows, cols, out.get());
   return {{"scale", blocked_tensor(b.dtype, {rows, cols}, out.download(), "row_major")}};
 }
@@ -143,8 +146,8 @@ Tensors run_m_groups(const KernelCall& call) {
   const DeviceBuffer<std::uint8_t> d_s = upload_bytes(s);
   const DeviceBuffer<std::int64_t> d_offs = upload_int64(offs);
   const std::int64_t offset = out_offset(call);
-  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(rows * cols + offset));
-  DeviceBuffer<std::int64_t> starts(static_cast<std::size_t>(G + 1));
+  DeviceBuffer<std::uint8_t> out = poisoned<std::uint8_t>(rows * cols + offset);
+  DeviceBuffer<std::int64_t> starts = poisoned<std::int64_t>(G + 1);
   to_blocked_m_groups({d_s.get(), H, W, W}, d_offs.get(), G, out.get() + offset, starts.get());
   return grouped_outputs(s.dtype, rows, cols, out, offset, starts, "blocked_128x4_m_groups");
 }
@@ -160,8 +163,8 @@ Tensors run_k_groups(const KernelCall& call) {
   const DeviceBuffer<std::uint8_t> d_s = upload_bytes(s);
   const DeviceBuffer<std::int64_t> d_offs = upload_int64(scale_offs);
   const std::int64_t offset = out_offset(call);
-  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(rows * cols + offset));
-  DeviceBuffer<std::int64_t> starts(static_cast<std::size_t>(G + 1));
+  DeviceBuffer<std::uint8_t> out = poisoned<std::uint8_t>(rows * cols + offset);
+  DeviceBuffer<std::int64_t> starts = poisoned<std::int64_t>(G + 1);
   to_blocked_k_groups({d_s.get(), N, Mb, Mb}, d_offs.get(), G, out.get() + offset, starts.get());
   return grouped_outputs(s.dtype, rows, cols, out, offset, starts, "blocked_128x4_k_groups");
 }
@@ -171,7 +174,7 @@ Tensors run_per_group_3d(const KernelCall& call) {
   const std::int64_t E = s.shape[0], H = s.shape[1], W = s.shape[2];
   const std::int64_t per_expert = blocked_rows(H) * blocked_cols(W);
   const DeviceBuffer<std::uint8_t> d_s = upload_bytes(s);
-  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(E * per_expert));
+  DeviceBuffer<std::uint8_t> out = poisoned<std::uint8_t>(E * per_expert);
   to_blocked_per_group_3d(d_s.get(), E, H, W, out.get());
   return {{"scale_blocked", blocked_tensor(s.dtype, {E, per_expert}, out.download(), "blocked_128x4")}};
 }
@@ -223,7 +226,7 @@ struct RowsOutput {
   std::int64_t rows = 0, cols = 0;
   RowsOutput() = default;
   RowsOutput(std::int64_t r, const DeviceRows& like)
-      : device(static_cast<std::size_t>(r * like.row_bytes())), rows(r), cols(like.cols) {}
+      : device(poisoned<std::uint8_t>(r * like.row_bytes())), rows(r), cols(like.cols) {}
 };
 
 Tensor rows_tensor(const RowsOutput& o, const std::string& dtype) {
@@ -260,7 +263,7 @@ Tensors run_pad(const KernelCall& call) {
   xs.upload();
   const DeviceBuffer<std::int64_t> d_offs = upload_int64(offs);
   RowsOutput y(rows, x.rows), ys(rows, xs.rows);
-  DeviceBuffer<std::int64_t> starts(static_cast<std::size_t>(G + 1));
+  DeviceBuffer<std::int64_t> starts = poisoned<std::int64_t>(G + 1);
   pad_token_groups(x.rows, xs.rows, d_offs.get(), G, alignment, y.device.get(), ys.device.get(), starts.get());
   const std::vector<std::int64_t> s = starts.download();
   Tensors out;
@@ -367,8 +370,9 @@ Tensors run_permute_and_pad(const KernelCall& call) {
   x.upload();
   xs.upload();
   const DeviceBuffer<std::int64_t> d_counts = upload_int64(counts);
-  DeviceBuffer<std::int64_t> indices(static_cast<std::size_t>(rows)), m_sizes(static_cast<std::size_t>(E)),
-      m_offsets(static_cast<std::size_t>(E));
+  DeviceBuffer<std::int64_t> indices = poisoned<std::int64_t>(rows);
+  DeviceBuffer<std::int64_t> m_sizes = poisoned<std::int64_t>(E);
+  DeviceBuffer<std::int64_t> m_offsets = poisoned<std::int64_t>(E);
   RowsOutput y(rows, x.rows), ys(rows, xs.rows);
   permute_and_pad(x.rows, xs.rows, d_counts.get(), R, E, alignment, y.device.get(), ys.device.get(), indices.get(),
                   m_sizes.get(), m_offsets.get());
@@ -439,8 +443,10 @@ Tensors run_fused_permute_pad(const KernelCall& call) {
   x.upload();
   xs.upload();
   const DeviceBuffer<std::int32_t> d_experts(routing.expert_t_k);
-  DeviceBuffer<std::int64_t> row_t_k(static_cast<std::size_t>(T * K)), per_expert(static_cast<std::size_t>(E)), pad_offsets(static_cast<std::size_t>(E)),
-      padded_offs(static_cast<std::size_t>(E));
+  DeviceBuffer<std::int64_t> row_t_k = poisoned<std::int64_t>(T * K);
+  DeviceBuffer<std::int64_t> per_expert = poisoned<std::int64_t>(E);
+  DeviceBuffer<std::int64_t> pad_offsets = poisoned<std::int64_t>(E);
+  DeviceBuffer<std::int64_t> padded_offs = poisoned<std::int64_t>(E);
   // The permuted row count, as TE's caller passes num_out_tokens: Σ_e round_up(routes to e, alignment).
   std::vector<std::int64_t> per_expert_host(static_cast<std::size_t>(E), 0);
   for (const std::int32_t e : routing.expert_t_k)
@@ -449,7 +455,7 @@ Tensors run_fused_permute_pad(const KernelCall& call) {
   for (const std::int64_t n : per_expert_host) rows += (n + alignment - 1) / alignment * alignment;
   const bool has_probs = !routing.prob_t_k.empty();
   const DeviceBuffer<float> d_probs(routing.prob_t_k);
-  DeviceBuffer<float> y_probs(has_probs ? static_cast<std::size_t>(rows) : 0);
+  DeviceBuffer<float> y_probs = poisoned<float>(has_probs ? rows : 0);
   RowsOutput y(rows, x.rows), ys(rows, xs.rows);
   route_permute_pad(d_experts.get(), T, K, E, alignment, x.rows, xs.rows, has_probs ? d_probs.get() : nullptr, rows,
                     y.device.get(), ys.device.get(), y_probs.get(), row_t_k.get(), per_expert.get(), pad_offsets.get(),
@@ -458,11 +464,13 @@ Tensors run_fused_permute_pad(const KernelCall& call) {
   {
     // The two calls (make_row_id_map, then fused_permute_pad computing the inverse map itself)
     // must give the same bytes: both are API.
-    DeviceBuffer<std::int64_t> row_t_k2(static_cast<std::size_t>(T * K)), per_expert2(static_cast<std::size_t>(E)),
-        pad_offsets2(static_cast<std::size_t>(E)), padded_offs2(static_cast<std::size_t>(E));
+    DeviceBuffer<std::int64_t> row_t_k2 = poisoned<std::int64_t>(T * K);
+    DeviceBuffer<std::int64_t> per_expert2 = poisoned<std::int64_t>(E);
+    DeviceBuffer<std::int64_t> pad_offsets2 = poisoned<std::int64_t>(E);
+    DeviceBuffer<std::int64_t> padded_offs2 = poisoned<std::int64_t>(E);
     make_row_id_map(d_experts.get(), T, K, E, alignment, row_t_k2.get(), per_expert2.get(), pad_offsets2.get(),
                     padded_offs2.get());
-    DeviceBuffer<float> y_probs2(has_probs ? static_cast<std::size_t>(rows) : 0);
+    DeviceBuffer<float> y_probs2 = poisoned<float>(has_probs ? rows : 0);
     RowsOutput y2(rows, x.rows), ys2(rows, xs.rows);
     fused_permute_pad(x.rows, xs.rows, row_t_k2.get(), T, K, rows, has_probs ? d_probs.get() : nullptr,
                       y2.device.get(), ys2.device.get(), y_probs2.get());
@@ -550,8 +558,9 @@ Tensors run_fp8flow(const KernelCall& call) {
                                                " is not +0 or a power of two in [2^-127, 2^127]");
   const DeviceBuffer<std::uint8_t> d_q = upload_bytes(q);
   const DeviceBuffer<float> d_si(scale_inv);
-  DeviceBuffer<std::uint8_t> qt(static_cast<std::size_t>(L.qt_size()));
-  DeviceBuffer<float> csi(static_cast<std::size_t>(L.csi_size())), sit(static_cast<std::size_t>(L.sit_size()));
+  DeviceBuffer<std::uint8_t> qt = poisoned<std::uint8_t>(L.qt_size());
+  DeviceBuffer<float> csi = poisoned<float>(L.csi_size());
+  DeviceBuffer<float> sit = poisoned<float>(L.sit_size());
   fp8flow_transpose(kVariant, d_q.get(), d_si.get(), L, {qt.get(), csi.get(), sit.get()});
   Tensors out;
   out["qt"] = golden::make_tensor("float8_e4m3fn", {L.qt_size()}, qt.download(), "group_packed");
@@ -632,8 +641,9 @@ Tensors run_swiglu_forward(const KernelCall& call) {
   x.upload();
   const DeviceBuffer<float> d_probs(probs), sig(sig_host);
   const std::int64_t in_bytes = x.host.type == InputType::bf16 ? 2 : 4, scale_bytes = block == 32 ? 1 : 4;
-  DeviceBuffer<std::uint8_t> y(static_cast<std::size_t>(M * H * in_bytes)), q(static_cast<std::size_t>(M * H)),
-      scales(static_cast<std::size_t>(M * (H / block) * scale_bytes));
+  DeviceBuffer<std::uint8_t> y = poisoned<std::uint8_t>(M * H * in_bytes);
+  DeviceBuffer<std::uint8_t> q = poisoned<std::uint8_t>(M * H);
+  DeviceBuffer<std::uint8_t> scales = poisoned<std::uint8_t>(M * (H / block) * scale_bytes);
   swiglu_quantize_forward(x.host.type, x.device.get(), M, H, r, probs.empty() ? nullptr : d_probs.get(), sig.get(),
                           {y.get(), q.get(), scales.get()});
   return swiglu_outputs(r, x.host.dtype(), "y", M, H, block, y, q, scales);
@@ -658,8 +668,9 @@ Tensors run_swiglu_backward(const KernelCall& call) {
   grad.upload();
   const DeviceBuffer<float> sig(sig_host);
   const std::int64_t in_bytes = x.host.type == InputType::bf16 ? 2 : 4, scale_bytes = block == 32 ? 1 : 4;
-  DeviceBuffer<std::uint8_t> y(static_cast<std::size_t>(M * 2 * H * in_bytes)), q(static_cast<std::size_t>(M * 2 * H)),
-      scales(static_cast<std::size_t>(M * (2 * H / block) * scale_bytes));
+  DeviceBuffer<std::uint8_t> y = poisoned<std::uint8_t>(M * 2 * H * in_bytes);
+  DeviceBuffer<std::uint8_t> q = poisoned<std::uint8_t>(M * 2 * H);
+  DeviceBuffer<std::uint8_t> scales = poisoned<std::uint8_t>(M * (2 * H / block) * scale_bytes);
   swiglu_quantize_backward(x.host.type, grad.device.get(), x.device.get(), M, H, r, fma == 1, sig.get(),
                            {y.get(), q.get(), scales.get()});
   return swiglu_outputs(r, x.host.dtype(), "dx", M, 2 * H, block, y, q, scales);
@@ -711,8 +722,9 @@ Tensors run_a2a_exchange(const KernelCall& call) {
   const std::int64_t in_bytes = x.host.type == InputType::bf16 ? 2 : 4;
   const std::int64_t block = kPayload == A2aPayload::mxfp8 ? 32 : 128, scale_bytes = block == 32 ? 1 : 4;
   const bool quantised = kPayload != A2aPayload::passthrough;
-  DeviceBuffer<std::uint8_t> y(static_cast<std::size_t>(N * H * in_bytes)), q(quantised ? static_cast<std::size_t>(N * H) : 0),
-      scales(quantised ? static_cast<std::size_t>(N * (H / block) * scale_bytes) : 0);
+  DeviceBuffer<std::uint8_t> y = poisoned<std::uint8_t>(N * H * in_bytes);
+  DeviceBuffer<std::uint8_t> q = poisoned<std::uint8_t>(quantised ? N * H : 0);
+  DeviceBuffer<std::uint8_t> scales = poisoned<std::uint8_t>(quantised ? N * (H / block) * scale_bytes : 0);
   a2a_exchange(x.host.type, x.device.get(), N, H, gather.get(), kPayload, r, y.get(), q.get(), scales.get());
   Tensors out;
   out["y"] = bytes_tensor(x.host.dtype(), {N, H}, y.download(), "row_major", {});
@@ -770,7 +782,7 @@ Tensors run_a2a_combine(const KernelCall& call) {
   const DeviceBuffer<std::int64_t> reverse(plan.reversed().gather()), d_routes(routes.values);
   const DeviceBuffer<float> d_weights(weights);
   const std::int64_t in_bytes = y.host.type == InputType::bf16 ? 2 : 4;
-  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(T * H * in_bytes));
+  DeviceBuffer<std::uint8_t> out = poisoned<std::uint8_t>(T * H * in_bytes);
   a2a_combine(y.host.type, y.device.get(), N, H, reverse.get(), d_routes.get(), T, K,
               weights.empty() ? nullptr : d_weights.get(), payload, r, spec, out.get());
   return {{"y", bytes_tensor(y.host.dtype(), {T, H}, out.download(), "row_major", {})}};
@@ -1015,18 +1027,37 @@ void token_cases(std::vector<LargeCase>& out) {
   }
 }
 
-// q (16640, 5120) random e4m3fn codes (NaN codes included), scale_inv powers of two 2^-20..2^5
+// q (rows, cols) random e4m3fn codes (NaN codes included), scale_inv powers of two 2^-20..2^5
 // with every 97th row +0 (pad rows).
-Tensors fp8flow_inputs(std::int64_t groups, std::uint64_t seed) {
-  const std::int64_t cb = kHidden / 128;
-  std::vector<float> si(static_cast<std::size_t>(kTokens * cb));
-  for (std::int64_t i = 0; i < kTokens * cb; ++i) {
+Tensors fp8flow_inputs(std::int64_t rows, std::int64_t cols, std::vector<std::int64_t> offs, std::uint64_t seed) {
+  const std::int64_t cb = (cols + 127) / 128;
+  std::vector<float> si(static_cast<std::size_t>(rows * cb));
+  for (std::int64_t i = 0; i < rows * cb; ++i) {
     const std::int64_t e = golden::uniform_int(seed + 1, std::uint64_t(i), 26) - 20;
     si[static_cast<std::size_t>(i)] = (i / cb) % 97 == 3 ? 0.0f : std::ldexp(1.0f, int(e));
   }
-  return {{"q", golden::make_tensor("float8_e4m3fn", {kTokens, kHidden}, random_bytes(kTokens * kHidden, seed))},
-          {"scale_inv", golden::make_tensor("float32", {kTokens, cb}, si)},
-          {"offs", golden::make_tensor("int64", weighted_group_ends(kTokens, groups, seed + 2))}};
+  return {{"q", golden::make_tensor("float8_e4m3fn", {rows, cols}, random_bytes(rows * cols, seed))},
+          {"scale_inv", golden::make_tensor("float32", {rows, cb}, si)},
+          {"offs", golden::make_tensor("int64", std::move(offs))}};
+}
+Tensors fp8flow_inputs(std::int64_t groups, std::uint64_t seed) {
+  return fp8flow_inputs(kTokens, kHidden, weighted_group_ends(kTokens, groups, seed + 2), seed);
+}
+
+// Groups of 0 to 300 rows (66 groups, 6078 rows, 90 tile rows), three rounds of 22 lengths, each
+// round starting one length further on: one-tile groups shorter than a 16-byte chunk (a chunk then
+// holds the runs of several columns, written by the byte stores of one tile), runs starting and
+// ending at every alignment, groups of one, two and three tiles; cols 5072 (a last column block of
+// 80 columns: byte loads). 3600 tiles: several per block of the persistent grid.
+std::vector<std::int64_t> fp8flow_small_group_ends() {
+  constexpr std::int64_t kLengths[] = {0,   1,   2,   3,   5,   8,   13,  15,  16,  17,  31,
+                                       33,  100, 127, 128, 129, 130, 200, 255, 256, 257, 300};
+  constexpr std::size_t n = std::size(kLengths);
+  std::vector<std::int64_t> offs;
+  std::int64_t end = 0;
+  for (std::size_t round = 0; round < 3; ++round)
+    for (std::size_t i = 0; i < n; ++i) offs.push_back(end += kLengths[(i + round) % n]);
+  return offs;
 }
 
 // Every code in every row under every shift k = 0..31: q(r, c) = c % 256 and scale_inv
@@ -1057,6 +1088,10 @@ void transpose_cases(std::vector<LargeCase>& out) {
     for (const std::int64_t cols : {256, 336})
       out.push_back({kernel + "_every_code_and_shift_805x" + std::to_string(cols),
                      [kernel, cols] { return make_case(kernel, kernel, fp8flow_every_code_inputs(cols)); }});
+    out.push_back({kernel + "_small_groups_6078x5072", [kernel] {
+                     const std::vector<std::int64_t> offs = fp8flow_small_group_ends();
+                     return make_case(kernel, kernel, fp8flow_inputs(offs.back(), 5072, offs, 53));
+                   }});
   }
 }
 

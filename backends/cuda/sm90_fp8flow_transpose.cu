@@ -549,7 +549,21 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<V>)
     //     neighbouring tile or column and is merged in L2).
     const int sub = tid % 8;
     std::uint8_t* qt_group = qt + cols * base + (r0 - base);
-    for (int col = tid / 8; col < nc; col += kThreads / 8) {
+    // A whole tile whose column runs all start 16-byte aligned (m_g % 16 == 0 and an aligned first
+    // run: one group at M % 16 == 0, for example) is 8 whole chunks per column: lane s stores
+    // group s of its columns, the address stepped by 32 columns, without the per-column span and
+    // edge arithmetic below (H100, one group at 16640x5120, % of copy: published 77.3 to 79.3,
+    // ideal 73.7 to 77.1, naive 66.5 to 68.4; this loop is latency-bound per instruction).
+    const bool whole_aligned = nr == kBlock && nc == kBlock && m_g % 16 == 0 &&
+                               (reinterpret_cast<std::uintptr_t>(qt_group + std::int64_t(c0) * m_g) & 15u) == 0;
+    if (whole_aligned) {
+      std::uint8_t* dst = qt_group + std::int64_t(c0 + tid / 8) * m_g + 16 * sub;
+      const std::int64_t step = std::int64_t(kThreads / 8) * m_g;
+#pragma unroll
+      for (int i = 0; i < kBlock / (kThreads / 8); ++i, dst += step)
+        *reinterpret_cast<uint4*>(dst) = buf4[buf_group(tid / 8 + i * (kThreads / 8), sub)];
+    }
+    for (int col = whole_aligned ? nc : tid / 8; col < nc; col += kThreads / 8) {
       std::uint8_t* dst = qt_group + std::int64_t(c0 + col) * m_g;
       const int mis = int(reinterpret_cast<std::uintptr_t>(dst) & 15u);
       std::uint8_t* const span = dst - mis;
