@@ -852,6 +852,20 @@ void swizzle_cases(std::vector<LargeCase>& out) {
                                        {"offs", golden::make_tensor("int64", weighted_group_ends(kTokens, G, 16, 32))}});
                    }});
   }
+  // One group (the kernels' no-scan form): ends short of the rows / columns, unaligned, and empty;
+  // partial windows (9 and 11 tiles of scale columns).
+  for (const std::int64_t end : {std::int64_t(4001), std::int64_t(0)})
+    out.push_back({"to_blocked_m_groups_4104x36_one_group_end" + std::to_string(end), [end] {
+                     return make_case("to_blocked_m_groups", "to_blocked_m_groups",
+                                      {{"scale", e8m0_tensor({4104, 36}, 23)},
+                                       {"offs", golden::make_tensor("int64", std::vector<std::int64_t>{end})}});
+                   }});
+  for (const std::int64_t end : {std::int64_t(32 * 29), std::int64_t(0)})
+    out.push_back({"to_blocked_k_groups_1000x44_one_group_end" + std::to_string(end), [end] {
+                     return make_case("to_blocked_k_groups", "to_blocked_k_groups",
+                                      {{"scale", e8m0_tensor({1000, 44}, 24)},
+                                       {"offs", golden::make_tensor("int64", std::vector<std::int64_t>{end})}});
+                   }});
   // Outputs 4 bytes into their buffers (not 16-byte aligned): the per-chunk kernels of the grouped
   // forms, which the window kernels replace for aligned outputs.
   out.push_back({"to_blocked_m_groups_1000x36_g16_out_offset_4", [] {

@@ -126,6 +126,41 @@ inline double copy_gbs(std::size_t bytes, int reps = 50) {
   return 2.0 * double(bytes) / (ms * 1e-3) * 1e-9;
 }
 
+// A plain copy, one 16-byte load and store per thread: the other half of the small-copy ceiling.
+__global__ inline void copy16_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) dst[i] = src[i];
+}
+
+// The ceiling of a launch-bound kernel (a few MB) that reads `bytes` from buffers outside the L2
+// and writes `bytes`: GB/s (read + write bytes per second) of the faster of cudaMemcpyAsync and
+// copy16_kernel, each reading one of 32 sources in turn (more than the L2, as the benchmarks'
+// inputs of such kernels) into one destination. Not copy_gbs of the same size: at a few MB
+// cudaMemcpyAsync's time depends on the byte count by more than the bytes (H100, 2026-11-28:
+// 4.7 us for 2,662,400 bytes, 6.9 us for 2,672,656, from one L2-resident source; 5.6 us for
+// either by copy16_kernel from rotating sources), and a source read again and again sits in the L2.
+inline double small_copy_gbs(std::size_t bytes, int reps = 50) {
+  constexpr int kSources = 32;
+  const std::size_t n16 = (bytes + 15) / 16;
+  std::vector<DeviceBuffer<std::uint8_t>> src;
+  for (int i = 0; i < kSources; ++i) {
+    src.emplace_back(n16 * 16);
+    src.back().fill_bytes(0x3c);
+  }
+  DeviceBuffer<std::uint8_t> dst(n16 * 16);
+  int next = 0;
+  const double memcpy_ms = median_ms([&] {
+    const auto* s = src[std::size_t(next++ % kSources)].get();
+    OCTET_CUDA_CHECK(cudaMemcpyAsync(dst.get(), s, bytes, cudaMemcpyDeviceToDevice));
+  }, reps);
+  const unsigned blocks = unsigned((n16 + 255) / 256);
+  const double kernel_ms = median_ms([&] {
+    const auto* s = reinterpret_cast<const uint4*>(src[std::size_t(next++ % kSources)].get());
+    copy16_kernel<<<blocks, 256>>>(s, reinterpret_cast<uint4*>(dst.get()), n16);
+  }, reps);
+  return 2.0 * double(bytes) / (std::min(memcpy_ms, kernel_ms) * 1e-3) * 1e-9;
+}
+
 // The write-only rate: cudaMemsetAsync of `bytes` (GB/s of bytes written). A kernel that mostly
 // writes (a gather whose sources sit in L2) is bounded by it rather than by the copy rate.
 inline double write_gbs(std::size_t bytes, int reps = 50) {
