@@ -245,21 +245,26 @@ __device__ inline void window_load(const std::uint8_t* src, std::int64_t valid_r
   if (r < valid_rows) load_row16(src + r * row_stride, cb0 * kScaleTileCols + 16 * h, cols, w);
 }
 
+__device__ inline void window_stage(const std::uint32_t w[4], std::uint32_t* stage) {
+  const int r = int(threadIdx.x) / 2, h = int(threadIdx.x) % 2;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) stage[r * kWindowWords + 4 * h + i] = w[i];
+  __syncthreads();
+}
+
+// Lane rr's 16-byte chunk of the window's tile t: rows rr, rr + 32, rr + 64, rr + 96.
+__device__ inline uint4 window_chunk(const std::uint32_t* stage, int t, int rr) {
+  return make_uint4(stage[rr * kWindowWords + t], stage[(rr + 32) * kWindowWords + t],
+                    stage[(rr + 64) * kWindowWords + t], stage[(rr + 96) * kWindowWords + t]);
+}
+
 __device__ inline void window_store(const std::uint32_t w[4], std::int64_t cb0, std::int64_t ncb,
                                     std::uint8_t* out_row, std::int64_t out_len, std::uint32_t* stage) {
-  const int tid = int(threadIdx.x);
-  {
-    const int r = tid / 2, h = tid % 2;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) stage[r * kWindowWords + 4 * h + i] = w[i];
-  }
-  __syncthreads();
-  const int t = tid / 32, rr = tid % 32;
+  window_stage(w, stage);
+  const int t = int(threadIdx.x) / 32, rr = int(threadIdx.x) % 32;
   const std::int64_t cb = cb0 + t;
   if (cb >= ncb) return;
-  const uint4 o = make_uint4(stage[rr * kWindowWords + t], stage[(rr + 32) * kWindowWords + t],
-                             stage[(rr + 64) * kWindowWords + t], stage[(rr + 96) * kWindowWords + t]);
-  store_chunk<true>(out_row, cb * kScaleTileBytes + rr * kChunkBytes, out_len, o);
+  store_chunk<true>(out_row, cb * kScaleTileBytes + rr * kChunkBytes, out_len, window_chunk(stage, t, rr));
 }
 
 __device__ inline void window_to_tiles(const std::uint8_t* src, std::int64_t valid_rows, std::int64_t row_stride,
@@ -337,70 +342,50 @@ __global__ void __launch_bounds__(kThreads)
 // staged in shared memory (rows padded to 17 words), each lane's 4-byte runs taken from there by a
 // funnel shift. Tile (g, rb, cb) is tile C_g / 4·nrb + rb·ncb_g + cb of the output; tile columns
 // past C_G / 4 are zeros (tile tc·nrb + rb: the rest of the buffer, out_bytes in all).
-//
-// kOneGroup (G = 1): C_0 = 0, so source column = padded column and the window's span starts at
-// 4·tc0 before offs is known; the loads go out with offs[0], and no scan (as for M-groups above).
+
 constexpr int kKWindowWords = 17;
-template <bool kOneGroup>
 __global__ void __launch_bounds__(kThreads)
     to_blocked_k_groups_window_kernel(const std::uint8_t* __restrict__ s, std::int64_t rows, std::int64_t cols,
                                       std::int64_t row_stride, std::int64_t nrb, unsigned windows,
                                       const std::int64_t* __restrict__ offs, std::int64_t groups,
                                       std::int64_t out_bytes, std::uint8_t* __restrict__ out,
                                       std::int64_t* __restrict__ group_starts) {
-  __shared__ std::int64_t starts[kOneGroup ? 1 : kFusedScanGroups + 1];
+  __shared__ std::int64_t starts[kFusedScanGroups + 1];
   __shared__ std::uint32_t stage[kScaleTileRows * kKWindowWords];
+  scan_group_starts(offs, groups, kScaleTileCols, starts, group_starts);
+  if (out_bytes == 0) return;
   const int tid = threadIdx.x, t = tid / 32, rr = tid % 32;
   const std::int64_t rb = blockIdx.x / windows, tc0 = std::int64_t(blockIdx.x % windows) * kWindowTiles;
-  // tcs: tile columns of the groups; base: the 16-byte boundary at or below the window's first
-  // source column; end0 (kOneGroup): offs[0].
-  std::int64_t tcs = 0, base = 0, end0 = 0;
-  bool load = false;
-  if constexpr (kOneGroup) {
-    end0 = __ldg(offs);  // in flight with the window's loads
-    base = tc0 * kScaleTileCols;
-    load = base < cols;
-  } else {
-    scan_group_starts(offs, groups, kScaleTileCols, starts, group_starts);
-    if (out_bytes == 0) return;
-    tcs = starts[groups] / kScaleTileCols;
-    if (tc0 < tcs) {
-      const std::int64_t g0 = first_above(starts + 1, groups, tc0 * kScaleTileCols);
-      base = (group_begin(offs, g0) + (tc0 * kScaleTileCols - starts[g0])) / 16 * 16;
-      load = true;
-    }
-  }
-  {
+  const std::int64_t tcs = starts[groups] / kScaleTileCols;  // tile columns of the groups
+  // The first source column of a tile column inside the groups, and its group.
+  const auto source_col = [&](std::int64_t tc, std::int64_t& g) {
+    g = first_above(starts + 1, groups, tc * kScaleTileCols);
+    return group_begin(offs, g) + (tc * kScaleTileCols - starts[g]);
+  };
+  std::int64_t base = 0;
+  if (tc0 < tcs) {
+    std::int64_t g0;
+    base = source_col(tc0, g0) / 16 * 16;
     const int r = tid / 2, h = tid % 2;
     const std::int64_t row = rb * kScaleTileRows + r;
     std::uint32_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    if (load && row < rows) {
+    if (row < rows) {
       load_row16(s + row * row_stride, base + 32 * h, cols, w);
       load_row16(s + row * row_stride, base + 32 * h + 16, cols, w + 4);
     }
 #pragma unroll
     for (int i = 0; i < 8; ++i) stage[r * kKWindowWords + 8 * h + i] = w[i];
   }
-  if constexpr (kOneGroup) {
-    tcs = (end0 + kScaleTileCols - 1) / kScaleTileCols;
-    if (blockIdx.x == 0 && threadIdx.x < 2) group_starts[threadIdx.x] = threadIdx.x == 0 ? 0 : tcs * kScaleTileCols;
-    if (out_bytes == 0) return;
-  }
   __syncthreads();
   const std::int64_t tc = tc0 + t;
   uint4 o = make_uint4(0, 0, 0, 0);
   std::int64_t tile = tc * nrb + rb;
   if (tc < tcs) {
-    // The tile column's group g: its padded start c_g, its ncb_g tile columns, its end (source
-    // columns), and the tile column's first source column.
-    std::int64_t c_g = 0, ncb_g = tcs, end = end0, col = tc * kScaleTileCols;
-    if constexpr (!kOneGroup) {
-      const std::int64_t g = first_above(starts + 1, groups, tc * kScaleTileCols);
-      c_g = starts[g], ncb_g = (starts[g + 1] - c_g) / kScaleTileCols, end = __ldg(offs + g);
-      col = group_begin(offs, g) + (tc * kScaleTileCols - c_g);
-    }
+    std::int64_t g;
+    const std::int64_t col = source_col(tc, g);
+    const std::int64_t c_g = starts[g], ncb_g = (starts[g + 1] - c_g) / kScaleTileCols;
     tile = c_g / kScaleTileCols * nrb + rb * ncb_g + (tc - c_g / kScaleTileCols);
-    const std::int64_t left = end - col;  // >= 1 columns of the group from col on
+    const std::int64_t left = __ldg(offs + g) - col;  // >= 1 columns of the group from col on
     const std::uint32_t mask = left >= 4 ? 0xFFFFFFFFu : (1u << (8 * left)) - 1u;
     const int off = int(col - base), k = off / 4;  // off + 4 <= 15 + 28 + 4 < 64
     const unsigned shift = 8u * unsigned(off % 4);
@@ -413,6 +398,36 @@ __global__ void __launch_bounds__(kThreads)
     o = make_uint4(v[0], v[1], v[2], v[3]);
   }
   store_chunk<true>(out, tile * kScaleTileBytes + rr * kChunkBytes, out_bytes, o);
+}
+
+// K-groups with one group: C_0 = 0, so a tile column's source columns are its own columns, and
+// block (rb, tc0) reads the window of to_blocked (32 scale columns of 128 rows, two threads a
+// row) before offs is known, with offs[0] in flight, and no scan (as for M-groups above). Bytes
+// at or past column offs[0] are zeroed; tile column tc < tcs = ⌈offs[0] / 4⌉ is tile rb·tcs + tc
+// of the group, the others are the zero tiles tc·nrb + rb.
+__global__ void __launch_bounds__(kThreads)
+    to_blocked_k_one_group_window_kernel(const std::uint8_t* __restrict__ s, std::int64_t rows, std::int64_t cols,
+                                         std::int64_t row_stride, std::int64_t nrb, unsigned windows,
+                                         const std::int64_t* __restrict__ offs, std::int64_t out_bytes,
+                                         std::uint8_t* __restrict__ out, std::int64_t* __restrict__ group_starts) {
+  __shared__ std::uint32_t stage[kScaleTileRows * kWindowWords];
+  const std::int64_t rb = blockIdx.x / windows, tc0 = std::int64_t(blockIdx.x % windows) * kWindowTiles;
+  const std::int64_t end = __ldg(offs);  // in flight with the window's loads
+  std::uint32_t w[4];
+  window_load(s + rb * kScaleTileRows * row_stride, rows - rb * kScaleTileRows, row_stride, cols, tc0, w);
+  const std::int64_t tcs = (end + kScaleTileCols - 1) / kScaleTileCols;
+  if (blockIdx.x == 0 && threadIdx.x < 2) group_starts[threadIdx.x] = threadIdx.x == 0 ? 0 : tcs * kScaleTileCols;
+  if (out_bytes == 0) return;
+  const std::int64_t col0 = tc0 * kScaleTileCols + 16 * (threadIdx.x % 2);  // w[i]: columns col0 + 4i ..
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const std::int64_t left = end - (col0 + 4 * i);
+    w[i] &= left >= 4 ? 0xFFFFFFFFu : left <= 0 ? 0u : (1u << (8 * left)) - 1u;
+  }
+  window_stage(w, stage);
+  const int t = int(threadIdx.x) / 32, rr = int(threadIdx.x) % 32;
+  const std::int64_t tc = tc0 + t, tile = tc < tcs ? rb * tcs + tc : tc * nrb + rb;
+  store_chunk<true>(out, tile * kScaleTileBytes + rr * kChunkBytes, out_bytes, window_chunk(stage, t, rr));
 }
 
 // blocked: nrb·ncb tiles, 16-byte aligned -> out (rows, cols) row-major.
@@ -594,10 +609,15 @@ void to_blocked_k_groups(ScaleMatrix s, const std::int64_t* scale_offs, std::int
   const std::int64_t windows = (tile_cols + kWindowTiles - 1) / kWindowTiles;
   if (groups <= kFusedScanGroups && aligned16(out) && windows * nrb < 0x7FFFFFFF) {
     const unsigned blocks = unsigned(windows * nrb > 0 ? windows * nrb : 1);  // one: the starts
-    auto* kernel = groups == 1 ? to_blocked_k_groups_window_kernel<true> : to_blocked_k_groups_window_kernel<false>;
-    kernel<<<blocks, kThreads, 0, stream>>>(s.data, s.rows, s.cols, s.row_stride, nrb,
-                                            unsigned(windows > 0 ? windows : 1), scale_offs, groups, out_bytes, out,
-                                            group_starts);
+    if (groups == 1)
+      to_blocked_k_one_group_window_kernel<<<blocks, kThreads, 0, stream>>>(
+          s.data, s.rows, s.cols, s.row_stride, nrb, unsigned(windows > 0 ? windows : 1), scale_offs, out_bytes, out,
+          group_starts);
+    else
+      to_blocked_k_groups_window_kernel<<<blocks, kThreads, 0, stream>>>(s.data, s.rows, s.cols, s.row_stride, nrb,
+                                                                         unsigned(windows > 0 ? windows : 1),
+                                                                         scale_offs, groups, out_bytes, out,
+                                                                         group_starts);
     check_launch();
     return;
   }
