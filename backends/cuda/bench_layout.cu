@@ -299,7 +299,7 @@ void bench_swizzles(Bench& b) {
   int next = 0;
   auto pick = [&] { return ins[std::size_t(next++ % kCopies)].get(); };
   const std::string shape = "16640x160 e8m0";
-  std::printf("scale swizzles: 3-10 MB each, launch-bound; %% copy is against a copy of the same byte count\n");
+  std::printf("scale swizzles: 3-21 MB each, launch-bound; %% copy: a copy of the same bytes from rotating sources\n");
   DeviceBuffer<std::uint8_t> out(std::size_t(8) << 20);  // the largest output: M-groups, G = 128 (5.3 MB)
   b.small_row("to_blocked", shape, 1, double(in_bytes + hp * wp),
         [&] { octet::cuda::to_blocked({pick(), kTokens, kScaleCols, kScaleCols}, out.get()); });

@@ -344,7 +344,6 @@ __global__ void __launch_bounds__(kThreads)
 // staged in shared memory (rows padded to 17 words), each lane's 4-byte runs taken from there by a
 // funnel shift. Tile (g, rb, cb) is tile C_g / 4·nrb + rb·ncb_g + cb of the output; tile columns
 // past C_G / 4 are zeros (tile tc·nrb + rb: the rest of the buffer, out_bytes in all).
-
 constexpr int kKWindowWords = 17;
 __global__ void __launch_bounds__(kThreads)
     to_blocked_k_groups_window_kernel(const std::uint8_t* __restrict__ s, std::int64_t rows, std::int64_t cols,
