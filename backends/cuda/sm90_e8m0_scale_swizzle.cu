@@ -315,7 +315,7 @@ __global__ void __launch_bounds__(kThreads)
     std::uint32_t w[4];
     window_load(s + out_row * row_stride, rows - out_row, row_stride, cols, cb0, w);
     if (blockIdx.x == 0 && threadIdx.x < 2)
-      group_starts[threadIdx.x] = threadIdx.x == 0 ? 0 : (end + kScaleTileRows - 1) / kScaleTileRows * kScaleTileRows;
+      group_starts[threadIdx.x] = threadIdx.x == 0 ? 0 : blocked_rows(end);
     if (ncb == 0) return;
     if (out_row + int(threadIdx.x) / 2 >= end) w[0] = w[1] = w[2] = w[3] = 0;
     window_store(w, cb0, ncb, out + ob * row_bytes, out_bytes - ob * row_bytes, stage);
@@ -416,8 +416,8 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t end = __ldg(offs);  // in flight with the window's loads
   std::uint32_t w[4];
   window_load(s + rb * kScaleTileRows * row_stride, rows - rb * kScaleTileRows, row_stride, cols, tc0, w);
-  const std::int64_t tcs = (end + kScaleTileCols - 1) / kScaleTileCols;
-  if (blockIdx.x == 0 && threadIdx.x < 2) group_starts[threadIdx.x] = threadIdx.x == 0 ? 0 : tcs * kScaleTileCols;
+  const std::int64_t tcs = blocked_cols(end) / kScaleTileCols;
+  if (blockIdx.x == 0 && threadIdx.x < 2) group_starts[threadIdx.x] = threadIdx.x == 0 ? 0 : blocked_cols(end);
   if (out_bytes == 0) return;
   const std::int64_t col0 = tc0 * kScaleTileCols + 16 * (threadIdx.x % 2);  // w[i]: columns col0 + 4i ..
 #pragma unroll
