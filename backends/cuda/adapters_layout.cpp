@@ -23,6 +23,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <cuda_runtime.h>  // cudaMalloc(T**, size_t), which device_buffer.hpp calls
@@ -865,6 +866,27 @@ void swizzle_cases(std::vector<LargeCase>& out) {
                      return make_case("to_blocked_k_groups", "to_blocked_k_groups",
                                       {{"scale", e8m0_tensor({1000, 44}, 24)},
                                        {"offs", golden::make_tensor("int64", std::vector<std::int64_t>{end})}});
+                   }});
+  // Many groups to a 128-row (32-column) input window: segments of a few rows (columns), runs of
+  // empty groups, padding of several groups from one window, and rows (columns) past offs[-1].
+  for (const auto& [rows, cols, G] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{4104, 36, 700},
+                                      {1000, 20, 1024}})
+    out.push_back({"to_blocked_m_groups_" + std::to_string(rows) + "x" + std::to_string(cols) + "_g" +
+                       std::to_string(G),
+                   [rows, cols, G] {
+                     return make_case("to_blocked_m_groups", "to_blocked_m_groups",
+                                      {{"scale", e8m0_tensor({rows, cols}, 25)},
+                                       {"offs", golden::make_tensor("int64", weighted_group_ends(rows - 97, G, 26))}});
+                   }});
+  for (const auto& [rows, cols, G] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1000, 44, 40},
+                                      {300, 600, 1024}})
+    out.push_back({"to_blocked_k_groups_" + std::to_string(rows) + "x" + std::to_string(cols) + "_g" +
+                       std::to_string(G),
+                   [rows, cols, G] {
+                     return make_case("to_blocked_k_groups", "to_blocked_k_groups",
+                                      {{"scale", e8m0_tensor({rows, cols}, 27)},
+                                       {"offs", golden::make_tensor("int64", weighted_group_ends((cols - 3) * 32, G,
+                                                                                                 28, 32))}});
                    }});
   // Outputs 4 bytes into their buffers (not 16-byte aligned): the per-chunk kernels of the grouped
   // forms, which the window kernels replace for aligned outputs.

@@ -18,21 +18,26 @@
 //
 // Every form runs through a shared-memory window instead where the output is 16-byte aligned (see
 // window_to_tiles): 16-byte loads and stores on both sides, which the per-chunk form's 4-byte
-// loads of 32 rows per warp instruction cannot reach (L1 serves one line per cycle). The plain,
-// 3D and M-groups forms (and from_blocked) read 128 rows x 32 columns per block; K-groups, whose
-// groups start at any column, a 64-byte span of each row that holds the 8 tiles' columns
-// (to_blocked_k_groups_window_kernel). H100, 2026-11-26, us at 1 / 16 / 64 / 128 groups:
-// M-groups 7.3 / 7.9 / 8.8 / 9.8 per chunk, 6.8 / 7.3-7.5 / 8.4-8.5 / 9.2-9.3 by windows;
-// K-groups (5120 x 520) 8.5 / 10.2 / 10.9 / 13.9 per chunk, 8.3 / 9.1-9.2 / 10.8-10.9 / 12.3 by
-// windows. The per-chunk kernel stays for outputs that are not 16-byte aligned and for more than
-// 1024 groups. With one group neither grouped form needs the scan: M-groups 5.6-5.8 us and
-// K-groups (through the plain form's 32-column windows) 6.3-6.5 us (H100, 2026-11-28; to_blocked
-// 5.8 us for the bytes of M-groups).
+// loads of 32 rows per warp instruction cannot reach (L1 serves one line per cycle). The plain and
+// 3D forms (and from_blocked) read 128 rows x 32 columns per block. The grouped forms with more
+// than one group own input windows, not output windows (to_blocked_m_groups_input_kernel,
+// to_blocked_k_groups_input_kernel): a block loads its rows at once and scans the groups while
+// they fly, then writes them wherever the groups put them. Us at 1 / 16 / 64 / 128 groups (H100,
+// 2026-11-26): M-groups 7.3 / 7.9 / 8.8 / 9.8 per chunk, 6.8 / 7.3-7.5 / 8.4-8.5 / 9.2-9.3 by
+// output windows; K-groups (5120 x 520) 8.5 / 10.2 / 10.9 / 13.9 per chunk, 8.3 / 9.1-9.2 /
+// 10.8-10.9 / 12.3 by output windows. By input windows (H200, 2026-12-02, against output windows
+// in the same call): M-groups 7.4-7.5 / 7.8-7.9 / 8.3-8.4 against 7.2-7.3 / 8.3 / 9.2-9.3,
+// K-groups 8.3 / 9.2-9.4 / 10.9-11.0 against 9.0-9.2 / 10.9-11.0 / 12.4-12.5. The per-chunk
+// kernel stays for outputs that are not 16-byte aligned, for more than 1024 groups and for
+// buffers of 2^30 bytes or more. With one group neither grouped form needs the scan: M-groups
+// 5.6-5.8 us and K-groups (through the plain form's 32-column windows) 6.3-6.5 us (H100,
+// 2026-11-28; to_blocked 5.8 us for the bytes of M-groups).
 //
 // Launch: windows, or ⌈bytes/16⌉ threads, 256 per block, one chunk each. The grouped forms scan
 // their group sizes inside the same launch (every block into shared memory; block 0 also writes
 // the starts out), so they cost one launch like the plain form. Bytes moved: rows·cols read, the
 // blocked size written (from_blocked: the reverse).
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -131,8 +136,8 @@ __device__ inline std::uint32_t load_run(const TileSource& s, std::int64_t r) {
 // 16-byte boundary, else its bytes below `limit` one by one (an output that is not 16-byte
 // aligned, or the end of an M-group buffer whose size is not a multiple of 16). kAligned: out +
 // at is known to be 16-byte aligned (the window kernels), no test.
-template <bool kAligned>
-__device__ inline void store_chunk(std::uint8_t* out, std::int64_t at, std::int64_t limit, uint4 v) {
+template <bool kAligned, class I>
+__device__ inline void store_chunk(std::uint8_t* out, I at, I limit, uint4 v) {
   if (at + kChunkBytes <= limit && (kAligned || (reinterpret_cast<std::uintptr_t>(out + at) & 15u) == 0)) {
     *reinterpret_cast<uint4*>(out + at) = v;
     return;
@@ -177,6 +182,24 @@ __device__ inline void scan_group_starts(const std::int64_t* offs, std::int64_t 
     for (std::int64_t g = threadIdx.x; g <= groups; g += kThreads) group_starts[g] = starts[g];
 }
 
+// The same prologue in two steps, for the input-window kernels, which issue their input loads
+// first and index in 32 bits: stage_group_ends copies offs into `ends` (shared memory,
+// kFusedScanGroups entries; every thread calls it), and scan_staged_starts, after a barrier, scans
+// them into `starts` as above. Its barriers also publish whatever else each thread wrote to shared
+// memory before it.
+__device__ inline void stage_group_ends(const std::int64_t* offs, int groups, int* ends) {
+  for (int g = threadIdx.x; g < groups; g += kThreads) ends[g] = int(__ldg(offs + g));
+}
+
+__device__ inline void scan_staged_starts(const int* ends, int groups, int alignment, int* starts,
+                                          std::int64_t* group_starts) {
+  __syncthreads();
+  layout_detail::padded_scan([ends](int g) { return ends[g] - (g == 0 ? 0 : ends[g - 1]); }, groups, alignment,
+                             starts);
+  if (blockIdx.x == 0)
+    for (int g = threadIdx.x; g <= groups; g += kThreads) group_starts[g] = starts[g];
+}
+
 template <class Tiles>
 __global__ void __launch_bounds__(kThreads) to_blocked_grouped_kernel(Tiles tiles, std::int64_t alignment,
                                                                       std::int64_t out_bytes, std::uint8_t* out,
@@ -218,7 +241,8 @@ __device__ inline Window window_of(std::int64_t ncb, std::int64_t nrb) {
 // 16 scales of one row from `col` on (bytes past `cols` are 0), little-endian in 4 words.
 // Rows whose start is only 8-byte aligned (an odd row of 520 scale columns, the K-groups shape)
 // take two 8-byte loads.
-__device__ inline void load_row16(const std::uint8_t* row, std::int64_t col, std::int64_t cols, std::uint32_t w[4]) {
+template <class I>
+__device__ inline void load_row16(const std::uint8_t* row, I col, I cols, std::uint32_t w[4]) {
   const std::uint8_t* p = row + col;
   if (col + 16 <= cols && (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0) {
     const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
@@ -240,11 +264,11 @@ __device__ inline void load_row16(const std::uint8_t* row, std::int64_t col, std
 // aligned; bytes at or past out_len are not written), in two phases: window_load, this thread's
 // 16 bytes of the window (row tid/2, half tid%2) into registers, and window_store, which stages
 // them and writes the tiles. Every thread of the block calls both.
-__device__ inline void window_load(const std::uint8_t* src, std::int64_t valid_rows, std::int64_t row_stride,
-                                   std::int64_t cols, std::int64_t cb0, std::uint32_t w[4]) {
+template <class I>
+__device__ inline void window_load(const std::uint8_t* src, I valid_rows, I row_stride, I cols, I cb0, std::uint32_t w[4]) {
   const int r = int(threadIdx.x) / 2, h = int(threadIdx.x) % 2;
   w[0] = w[1] = w[2] = w[3] = 0;
-  if (r < valid_rows) load_row16(src + r * row_stride, cb0 * kScaleTileCols + 16 * h, cols, w);
+  if (r < valid_rows) load_row16(src + r * row_stride, I(cb0 * kScaleTileCols + 16 * h), cols, w);
 }
 
 __device__ inline void window_stage(const std::uint32_t w[4], std::uint32_t* stage) {
@@ -290,115 +314,176 @@ __global__ void __launch_bounds__(kThreads)
                   out + (win.e * nrb + win.rb) * ncb * kScaleTileBytes, ncb * kScaleTileBytes, stage);
 }
 
-// M-groups through the same windows, with the group scan of to_blocked_grouped_kernel: output
-// row block ob (rows [128·ob, +128) of the padded buffer) is rows [first, first + 128) of group
-// g, R_g <= 128·ob < R_{g+1}, first = offs[g-1] + 128·ob − R_g (rows >= offs[g] read as 0), or
-// zeros past R_G. windows = ⌈ncb / 8⌉ blocks per output row block.
-//
-// kOneGroup (G = 1): the group starts at row 0 of both the input and the output, so a block's
-// rows are known before offs is: it loads them (those below `rows`) together with offs[0] and
-// zeroes the rows at or past offs[0] afterwards, with no scan. The scan and the lookups after it
-// put a chain of L2 round trips and barriers before the input loads of every block: 6.7-6.8 us
-// against to_blocked's 5.8 us for the same bytes (H100, 2026-11-28).
-template <bool kOneGroup>
+// M-groups with one group: the group starts at row 0 of both the input and the output, so block
+// (ob, cw) of to_blocked's windows loads its rows (those below `rows`) together with offs[0] and
+// zeroes the rows at or past offs[0] afterwards, with no scan; output row blocks past the rows are
+// zeros (the buffer holds rows + 128 rows).
 __global__ void __launch_bounds__(kThreads)
-    to_blocked_m_groups_window_kernel(const std::uint8_t* __restrict__ s, std::int64_t rows, std::int64_t cols,
-                                      std::int64_t row_stride, std::int64_t ncb, unsigned windows,
-                                      const std::int64_t* __restrict__ offs, std::int64_t groups,
-                                      std::int64_t out_bytes, std::uint8_t* __restrict__ out,
-                                      std::int64_t* __restrict__ group_starts) {
+    to_blocked_m_one_group_window_kernel(const std::uint8_t* __restrict__ s, std::int64_t rows, std::int64_t cols,
+                                         std::int64_t row_stride, std::int64_t ncb, unsigned windows,
+                                         const std::int64_t* __restrict__ offs, std::int64_t out_bytes,
+                                         std::uint8_t* __restrict__ out, std::int64_t* __restrict__ group_starts) {
   __shared__ std::uint32_t stage[kScaleTileRows * kWindowWords];
   const std::int64_t ob = blockIdx.x / windows, cb0 = std::int64_t(blockIdx.x % windows) * kWindowTiles;
   const std::int64_t out_row = ob * kScaleTileRows, row_bytes = ncb * kScaleTileBytes;
-  if constexpr (kOneGroup) {
-    const std::int64_t end = __ldg(offs);  // in flight with the window's loads
-    std::uint32_t w[4];
-    window_load(s + out_row * row_stride, rows - out_row, row_stride, cols, cb0, w);
-    if (blockIdx.x == 0 && threadIdx.x < 2)
-      group_starts[threadIdx.x] = threadIdx.x == 0 ? 0 : blocked_rows(end);
-    if (ncb == 0) return;
-    if (out_row + int(threadIdx.x) / 2 >= end) w[0] = w[1] = w[2] = w[3] = 0;
-    window_store(w, cb0, ncb, out + ob * row_bytes, out_bytes - ob * row_bytes, stage);
-  } else {
-    __shared__ std::int64_t starts[kFusedScanGroups + 1];
-    scan_group_starts(offs, groups, kScaleTileRows, starts, group_starts);
-    if (ncb == 0) return;
-    const std::uint8_t* src = s;
-    std::int64_t valid = 0;
-    if (out_row < starts[groups]) {
-      const std::int64_t g = first_above(starts + 1, groups, out_row);
-      const std::int64_t first = group_begin(offs, g) + (out_row - starts[g]);
-      src = s + first * row_stride;
-      valid = __ldg(offs + g) - first;
+  const std::int64_t end = __ldg(offs);  // in flight with the window's loads
+  std::uint32_t w[4];
+  window_load(s + out_row * row_stride, rows - out_row, row_stride, cols, cb0, w);
+  if (blockIdx.x == 0 && threadIdx.x < 2) group_starts[threadIdx.x] = threadIdx.x == 0 ? 0 : blocked_rows(end);
+  if (ncb == 0) return;
+  if (out_row + int(threadIdx.x) / 2 >= end) w[0] = w[1] = w[2] = w[3] = 0;
+  window_store(w, cb0, ncb, out + ob * row_bytes, out_bytes - ob * row_bytes, stage);
+}
+
+// M-groups by input windows. A block that owns an output window must know its group before it
+// can load: the scan, the group search and another offs load stood before the input loads of
+// every block (7.2-7.4 / 8.2-8.4 / 9.1-9.3 us at 16 / 64 / 128 groups against 5.6-5.8 with one
+// group, H100, 2026-11-28). Here block (wb, cw) loads input rows [128·wb, +128) x scale columns
+// [4·cb0, +32) at once, scans while they fly, and then writes each row at its output row: input
+// rows [a, b) of group g (the window's share of it, one segment) go to output rows [d, d + b − a),
+// d = R_g + a − offs[g-1]; the segment that holds a group's last row also writes the group's
+// padding rows up to R_{g+1} (zeros). In each 128-row output tile a segment touches, lane p of
+// warp t (tile column cb0 + t) writes the quarters q of its 16-byte chunk whose rows p + 32q lie in
+// the segment: one 16-byte store where all four do, else one 4-byte store per quarter. A chunk at
+// a segment's edge is shared with the neighbouring segment (of this block or the next), which
+// writes its other bytes. The zero row blocks from R_G to the end of the buffer (rows + 128·G
+// rows) are shared out over the blocks of the same column window, so the grid is ⌈rows / 128⌉ x
+// ⌈ncb / 8⌉ blocks whatever the group count.
+//
+// Both input-window kernels index in 32 bits (the launcher takes them only for buffers below
+// kInputKernelBytes): these kernels are bound by issued instructions, not by DRAM, and 64-bit
+// indices doubled their count (ncu, H200, 2026-12-02).
+constexpr std::int64_t kInputKernelBytes = std::int64_t(1) << 30;
+// Six blocks of either kernel per SM (40 registers a thread): the ⌈rows / 128⌉ x 5 blocks of the
+// M-groups shape (650) and the ⌈cols / 32⌉ x nrb of the K-groups shape (680) are one wave on 132 SMs.
+constexpr int kInputBlocksPerSm = 6;
+
+__global__ void __launch_bounds__(kThreads, kInputBlocksPerSm)
+    to_blocked_m_groups_input_kernel(const std::uint8_t* __restrict__ s, int rows, int cols, int row_stride, int ncb,
+                                     unsigned windows, const std::int64_t* __restrict__ offs, int groups,
+                                     int out_bytes, std::uint8_t* __restrict__ out,
+                                     std::int64_t* __restrict__ group_starts) {
+  __shared__ int ends[kFusedScanGroups];
+  __shared__ int starts[kFusedScanGroups + 1];
+  __shared__ std::uint32_t stage[kScaleTileRows * kWindowWords];
+  const int wb = int(blockIdx.x / windows), cb0 = int(blockIdx.x % windows) * kWindowTiles;
+  const int row0 = wb * int(kScaleTileRows), row_bytes = ncb * int(kScaleTileBytes);
+  std::uint32_t w[4];
+  window_load(s + row0 * row_stride, rows - row0, row_stride, cols, cb0, w);
+  stage_group_ends(offs, groups, ends);
+  scan_staged_starts(ends, groups, int(kScaleTileRows), starts, group_starts);
+  if (ncb == 0) return;
+  window_stage(w, stage);
+  const int t = int(threadIdx.x) / 32, p = int(threadIdx.x) % 32, cb = cb0 + t;
+  if (cb >= ncb) return;
+  const int lane_at = cb * int(kScaleTileBytes) + p * int(kChunkBytes);  // chunk p of tile column cb
+  const int row_blocks = int(gridDim.x / windows);
+  for (int at = starts[groups] / int(kScaleTileRows) * row_bytes + wb * row_bytes + lane_at; at < out_bytes;
+       at += row_blocks * row_bytes)
+    store_chunk<true>(out, at, out_bytes, make_uint4(0, 0, 0, 0));
+  const int hi = min(row0 + int(kScaleTileRows), groups == 0 ? 0 : ends[groups - 1]);
+  for (int g = row0 < hi ? first_above(ends, groups, row0) : groups; g < groups; ++g) {
+    const int begin = g == 0 ? 0 : ends[g - 1];
+    if (begin >= hi) break;
+    const int a = max(begin, row0), b = min(ends[g], hi);
+    if (a >= b) continue;  // an empty group
+    const int d = starts[g] + (a - begin), len = b - a;
+    const int e = b == ends[g] ? starts[g + 1] : d + len;  // with its last row, the group's padding
+    const std::uint32_t* src = stage + (a - row0) * kWindowWords + t;  // segment row k at src[k·kWindowWords]
+    for (int tile0 = d / int(kScaleTileRows) * int(kScaleTileRows); tile0 < e; tile0 += int(kScaleTileRows)) {
+      std::uint32_t v[4];
+      bool in[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int k = tile0 + p + 32 * q - d;  // row of the segment; >= len: padding
+        in[q] = k >= 0 && tile0 + p + 32 * q < e;
+        v[q] = in[q] && k < len ? src[k * kWindowWords] : 0u;
+      }
+      const int at = tile0 / int(kScaleTileRows) * row_bytes + lane_at;
+      if (in[0] && in[1] && in[2] && in[3]) {
+        store_chunk<true>(out, at, out_bytes, make_uint4(v[0], v[1], v[2], v[3]));
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (in[q] && at + 4 * q + 4 <= out_bytes) *reinterpret_cast<std::uint32_t*>(out + at + 4 * q) = v[q];
+      }
     }
-    window_to_tiles(src, valid, row_stride, cols, cb0, ncb, out + ob * row_bytes, out_bytes - ob * row_bytes, stage);
   }
 }
 
-// K-groups through windows of the padded column space: block (rb, tc0) writes the tiles of row
-// block rb at tile columns tc0 .. tc0 + 7 (tile column tc: columns [4·tc, 4·tc + 4) of the padded
-// space, group g with C_g <= 4·tc < C_{g+1}, cb = tc − C_g / 4, source columns [offs[g-1] + 4·cb,
-// +4) ∩ [., offs[g])), one warp per tile. Their source columns advance by at most 4 per tile
-// column, so the window's 8 tiles read at most 32 columns from the first one's: 64 bytes of each of
-// the 128 rows from the 16-byte boundary below it (four 16-byte loads per row, two threads a row),
-// staged in shared memory (rows padded to 17 words), each lane's 4-byte runs taken from there by a
-// funnel shift. Tile (g, rb, cb) is tile C_g / 4·nrb + rb·ncb_g + cb of the output; tile columns
-// past C_G / 4 are zeros (tile tc·nrb + rb: the rest of the buffer, out_bytes in all).
-constexpr int kKWindowWords = 17;
-__global__ void __launch_bounds__(kThreads)
-    to_blocked_k_groups_window_kernel(const std::uint8_t* __restrict__ s, std::int64_t rows, std::int64_t cols,
-                                      std::int64_t row_stride, std::int64_t nrb, unsigned windows,
-                                      const std::int64_t* __restrict__ offs, std::int64_t groups,
-                                      std::int64_t out_bytes, std::uint8_t* __restrict__ out,
-                                      std::int64_t* __restrict__ group_starts) {
-  __shared__ std::int64_t starts[kFusedScanGroups + 1];
-  __shared__ std::uint32_t stage[kScaleTileRows * kKWindowWords];
-  scan_group_starts(offs, groups, kScaleTileCols, starts, group_starts);
-  if (out_bytes == 0) return;
-  const int tid = threadIdx.x, t = tid / 32, rr = tid % 32;
-  const std::int64_t rb = blockIdx.x / windows, tc0 = std::int64_t(blockIdx.x % windows) * kWindowTiles;
-  const std::int64_t tcs = starts[groups] / kScaleTileCols;  // tile columns of the groups
-  // The first source column of a tile column inside the groups, and its group.
-  const auto source_col = [&](std::int64_t tc, std::int64_t& g) {
-    g = first_above(starts + 1, groups, tc * kScaleTileCols);
-    return group_begin(offs, g) + (tc * kScaleTileCols - starts[g]);
-  };
-  std::int64_t base = 0;
-  if (tc0 < tcs) {
-    std::int64_t g0;
-    base = source_col(tc0, g0) / 16 * 16;
-    const int r = tid / 2, h = tid % 2;
-    const std::int64_t row = rb * kScaleTileRows + r;
-    std::uint32_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    if (row < rows) {
-      load_row16(s + row * row_stride, base + 32 * h, cols, w);
-      load_row16(s + row * row_stride, base + 32 * h + 16, cols, w + 4);
-    }
-#pragma unroll
-    for (int i = 0; i < 8; ++i) stage[r * kKWindowWords + 8 * h + i] = w[i];
+// K-groups by input windows, for the same reason: block (rb, cw) loads input rows [128·rb, +128) x
+// columns [32·cw, +36) at once (its window and the next window's first 4 columns, which the
+// window's last words may need) and scans while they fly. It then writes the tiles whose words
+// start in its columns: word k of group g (source columns [offs[g-1] + 4k, +4) ∩ [., offs[g])) is
+// tile column k of the group, so tile (g, rb, k), at C_g / 4·nrb + rb·ncb_g + k, is whole in this
+// block: 128 rows, one 16-byte chunk per lane (rows p, p + 32, p + 64, p + 96), each 4-byte run
+// taken from the staged rows by a funnel shift. Warp t takes the window's words t, t + 8, ... in
+// group order. Every group tile has exactly one such window (that of its first source column); the
+// zero tiles past C_G / 4 (tile tc·nrb + rb for tile column tc) are shared out over the row
+// block's windows, so the grid is ⌈cols / 32⌉ x nrb blocks whatever the group count.
+constexpr int kKInputWords = kWindowCols / 4 + 1;  // 32 columns and the next 4
+
+__device__ inline std::uint32_t load_row4(const std::uint8_t* row, int col, int cols) {
+  const std::uint8_t* p = row + col;
+  if (col + 4 <= cols && (reinterpret_cast<std::uintptr_t>(p) & 3u) == 0)
+    return __ldg(reinterpret_cast<const std::uint32_t*>(p));
+  std::uint32_t w = 0;
+  for (int b = 0; b < 4; ++b)
+    if (col + b < cols) w |= std::uint32_t(__ldg(p + b)) << (8 * b);
+  return w;
+}
+
+__global__ void __launch_bounds__(kThreads, kInputBlocksPerSm)
+    to_blocked_k_groups_input_kernel(const std::uint8_t* __restrict__ s, int rows, int cols, int row_stride, int nrb,
+                                     unsigned windows, const std::int64_t* __restrict__ offs, int groups,
+                                     int tile_cols, int out_bytes, std::uint8_t* __restrict__ out,
+                                     std::int64_t* __restrict__ group_starts) {
+  __shared__ int ends[kFusedScanGroups];
+  __shared__ int starts[kFusedScanGroups + 1];
+  __shared__ std::uint32_t stage[kScaleTileRows * kKInputWords];
+  const int rb = int(blockIdx.x / windows), cw = int(blockIdx.x % windows), col0 = cw * kWindowCols;
+  const int r = int(threadIdx.x) / 2, h = int(threadIdx.x) % 2, row = rb * int(kScaleTileRows) + r;
+  std::uint32_t w[5] = {0, 0, 0, 0, 0};  // this thread's 16 columns of row r (and, for h = 1, the next 4)
+  if (row < rows) {
+    load_row16(s + row * row_stride, col0 + 16 * h, cols, w);
+    if (h == 1) w[4] = load_row4(s + row * row_stride, col0 + kWindowCols, cols);
   }
+  stage_group_ends(offs, groups, ends);
+  scan_staged_starts(ends, groups, int(kScaleTileCols), starts, group_starts);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) stage[r * kKInputWords + 4 * h + i] = w[i];
+  if (h == 1) stage[r * kKInputWords + 8] = w[4];
   __syncthreads();
-  const std::int64_t tc = tc0 + t;
-  uint4 o = make_uint4(0, 0, 0, 0);
-  std::int64_t tile = tc * nrb + rb;
-  if (tc < tcs) {
-    std::int64_t g;
-    const std::int64_t col = source_col(tc, g);
-    const std::int64_t c_g = starts[g], ncb_g = (starts[g + 1] - c_g) / kScaleTileCols;
-    tile = c_g / kScaleTileCols * nrb + rb * ncb_g + (tc - c_g / kScaleTileCols);
-    const std::int64_t left = __ldg(offs + g) - col;  // >= 1 columns of the group from col on
-    const std::uint32_t mask = left >= 4 ? 0xFFFFFFFFu : (1u << (8 * left)) - 1u;
-    const int off = int(col - base), k = off / 4;  // off + 4 <= 15 + 28 + 4 < 64
-    const unsigned shift = 8u * unsigned(off % 4);
-    std::uint32_t v[4];
+  if (out_bytes == 0) return;
+  const int t = int(threadIdx.x) / 32, p = int(threadIdx.x) % 32;
+  const int tile_bytes = int(kScaleTileBytes), lane_at = p * int(kChunkBytes);
+  // This window's share of the zero tiles (tile columns C_G / 4 .. tile_cols), one warp per tile.
+  for (int tc = starts[groups] / int(kScaleTileCols) + cw + int(windows) * t; tc < tile_cols;
+       tc += int(windows) * kWindowTiles)
+    store_chunk<true>(out, (tc * nrb + rb) * tile_bytes + lane_at, out_bytes, make_uint4(0, 0, 0, 0));
+  const int hi = min(col0 + kWindowCols, groups == 0 ? 0 : ends[groups - 1]);
+  int j = 0;  // words of the window before group g's, in order: word j goes to warp j % 8
+  for (int g = col0 < hi ? first_above(ends, groups, col0) : groups; g < groups; ++g) {
+    const int begin = g == 0 ? 0 : ends[g - 1], end = ends[g];
+    if (begin >= hi) break;
+    const int k_lo = (max(begin, col0) - begin + 3) / 4, k_hi = (min(end, hi) - begin + 3) / 4;
+    if (k_lo >= k_hi) continue;  // an empty group, or no word of g starts here
+    const int tile0 = starts[g] / int(kScaleTileCols) * nrb + rb * ((starts[g + 1] - starts[g]) / int(kScaleTileCols));
+    for (int k = k_lo + ((t - j) & (kWindowTiles - 1)); k < k_hi; k += kWindowTiles) {
+      const int c0 = begin + 4 * k, left = end - c0;  // left >= 1
+      const std::uint32_t mask = left >= 4 ? 0xFFFFFFFFu : (1u << (8 * left)) - 1u;
+      const int off = c0 - col0, kw = off / 4;  // off < 32: words kw, kw + 1 <= 8
+      const unsigned shift = 8u * unsigned(off % 4);
+      std::uint32_t v[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const std::uint32_t* row = stage + (rr + 32 * j) * kKWindowWords;
-      v[j] = __funnelshift_r(row[k], row[k + 1], shift) & mask;
+      for (int q = 0; q < 4; ++q) {
+        const std::uint32_t* row_words = stage + (p + 32 * q) * kKInputWords;
+        v[q] = __funnelshift_r(row_words[kw], row_words[kw + 1], shift) & mask;
+      }
+      store_chunk<true>(out, (tile0 + k) * tile_bytes + lane_at, out_bytes, make_uint4(v[0], v[1], v[2], v[3]));
     }
-    o = make_uint4(v[0], v[1], v[2], v[3]);
+    j += k_hi - k_lo;
   }
-  store_chunk<true>(out, tile * kScaleTileBytes + rr * kChunkBytes, out_bytes, o);
 }
 
 // K-groups with one group: C_0 = 0, so a tile column's source columns are its own columns, and
@@ -582,16 +667,23 @@ void to_blocked_m_groups(ScaleMatrix s, const std::int64_t* offs, std::int64_t g
   check_matrix(s, "scales");
   if (groups < 0) throw std::invalid_argument("offs: negative group count");
   const std::int64_t wp = blocked_cols(s.cols), ncb = wp / kScaleTileCols;
-  // The window kernel where the starts fit in shared memory and the output is 16-byte aligned.
+  // The window kernels where the group ends fit in shared memory and the output is 16-byte aligned
+  // (the input-window kernel also wants 32-bit offsets).
   const std::int64_t out_bytes = (s.rows + kScaleTileRows * groups) * wp;
-  const std::int64_t windows = (ncb + kWindowTiles - 1) / kWindowTiles;
-  const std::int64_t row_blocks = (s.rows + kScaleTileRows - 1) / kScaleTileRows + groups;  // covers out_bytes
-  if (groups <= kFusedScanGroups && aligned16(out) && windows * row_blocks < 0x7FFFFFFF) {
-    const unsigned blocks = unsigned(windows * row_blocks > 0 ? windows * row_blocks : 1);  // one: the starts
-    auto* kernel = groups == 1 ? to_blocked_m_groups_window_kernel<true> : to_blocked_m_groups_window_kernel<false>;
-    kernel<<<blocks, kThreads, 0, stream>>>(s.data, s.rows, s.cols, s.row_stride, ncb,
-                                            unsigned(windows > 0 ? windows : 1), offs, groups, out_bytes, out,
-                                            group_starts);
+  const std::int64_t windows = std::max<std::int64_t>(1, (ncb + kWindowTiles - 1) / kWindowTiles);
+  const std::int64_t in_row_blocks = std::max<std::int64_t>(1, (s.rows + kScaleTileRows - 1) / kScaleTileRows);
+  const std::int64_t out_row_blocks = in_row_blocks + 1;  // the one-group kernel: its rows and the padding
+  if (groups == 1 && aligned16(out) && windows * out_row_blocks < 0x7FFFFFFF) {
+    to_blocked_m_one_group_window_kernel<<<unsigned(windows * out_row_blocks), kThreads, 0, stream>>>(
+        s.data, s.rows, s.cols, s.row_stride, ncb, unsigned(windows), offs, out_bytes, out, group_starts);
+    check_launch();
+    return;
+  }
+  if (groups <= kFusedScanGroups && aligned16(out) && out_bytes < kInputKernelBytes &&
+      s.rows * std::max(s.row_stride, s.cols) < kInputKernelBytes) {
+    to_blocked_m_groups_input_kernel<<<unsigned(windows * in_row_blocks), kThreads, 0, stream>>>(
+        s.data, int(s.rows), int(s.cols), int(s.row_stride), int(ncb), unsigned(windows), offs, int(groups),
+        int(out_bytes), out, group_starts);
     check_launch();
     return;
   }
@@ -604,21 +696,24 @@ void to_blocked_k_groups(ScaleMatrix s, const std::int64_t* scale_offs, std::int
   check_matrix(s, "scales");
   if (groups < 0) throw std::invalid_argument("scale_offs: negative group count");
   const std::int64_t np = blocked_rows(s.rows), nrb = np / kScaleTileRows;
-  // The window kernel where the starts fit in shared memory and the output is 16-byte aligned.
+  // The window kernels where the group ends fit in shared memory and the output is 16-byte aligned
+  // (the input-window kernel also wants 32-bit offsets).
   const std::int64_t out_bytes = np * (s.cols + kScaleTileCols * groups);
   const std::int64_t tile_cols = (s.cols + kScaleTileCols * groups + kScaleTileCols - 1) / kScaleTileCols;
-  const std::int64_t windows = (tile_cols + kWindowTiles - 1) / kWindowTiles;
-  if (groups <= kFusedScanGroups && aligned16(out) && windows * nrb < 0x7FFFFFFF) {
-    const unsigned blocks = unsigned(windows * nrb > 0 ? windows * nrb : 1);  // one: the starts
-    if (groups == 1)
-      to_blocked_k_one_group_window_kernel<<<blocks, kThreads, 0, stream>>>(
-          s.data, s.rows, s.cols, s.row_stride, nrb, unsigned(windows > 0 ? windows : 1), scale_offs, out_bytes, out,
-          group_starts);
-    else
-      to_blocked_k_groups_window_kernel<<<blocks, kThreads, 0, stream>>>(s.data, s.rows, s.cols, s.row_stride, nrb,
-                                                                         unsigned(windows > 0 ? windows : 1),
-                                                                         scale_offs, groups, out_bytes, out,
-                                                                         group_starts);
+  const std::int64_t out_windows = std::max<std::int64_t>(1, (tile_cols + kWindowTiles - 1) / kWindowTiles);
+  const std::int64_t in_windows = std::max<std::int64_t>(1, (s.cols + kWindowCols - 1) / kWindowCols);
+  const std::int64_t row_blocks = std::max<std::int64_t>(1, nrb);  // one block at least: the starts
+  if (groups == 1 && aligned16(out) && out_windows * row_blocks < 0x7FFFFFFF) {
+    to_blocked_k_one_group_window_kernel<<<unsigned(out_windows * row_blocks), kThreads, 0, stream>>>(
+        s.data, s.rows, s.cols, s.row_stride, nrb, unsigned(out_windows), scale_offs, out_bytes, out, group_starts);
+    check_launch();
+    return;
+  }
+  if (groups <= kFusedScanGroups && aligned16(out) && out_bytes < kInputKernelBytes &&
+      np * std::max(s.row_stride, s.cols) < kInputKernelBytes) {
+    to_blocked_k_groups_input_kernel<<<unsigned(in_windows * row_blocks), kThreads, 0, stream>>>(
+        s.data, int(s.rows), int(s.cols), int(s.row_stride), int(nrb), unsigned(in_windows), scale_offs, int(groups),
+        int(tile_cols), int(out_bytes), out, group_starts);
     check_launch();
     return;
   }

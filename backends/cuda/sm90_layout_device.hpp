@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <cub/block/block_scan.cuh>
 #include <cuda_runtime_api.h>
@@ -85,11 +86,13 @@ __device__ inline std::int64_t upper_bound(const std::int64_t* ends, std::int64_
   return lo;
 }
 
-// The same with plain loads: `ends` may be in shared memory.
-__device__ inline std::int64_t first_above(const std::int64_t* ends, std::int64_t n, std::int64_t x) {
-  std::int64_t lo = 0, hi = n;
+// The same with plain loads: `ends` may be in shared memory. I: int64, or int32 for kernels
+// whose every index fits.
+template <class I>
+__device__ inline I first_above(const I* ends, std::type_identity_t<I> n, std::type_identity_t<I> x) {
+  I lo = 0, hi = n;
   while (lo < hi) {
-    const std::int64_t mid = (lo + hi) / 2;
+    const I mid = (lo + hi) / 2;
     if (ends[mid] > x) hi = mid;
     else lo = mid + 1;
   }
@@ -102,22 +105,25 @@ __device__ inline std::int64_t group_begin(const std::int64_t* offs, std::int64_
 
 // starts[0] = 0, starts[g + 1] = starts[g] + round_up(size_of(g), alignment) for g < groups, by
 // one whole block of kBlock threads (every thread must call it): groups in rounds of kBlock,
-// each round one block scan plus the running carry. starts may be global or shared memory.
-template <int kBlock = kThreads, class SizeOf>
-__device__ void padded_scan(SizeOf size_of, std::int64_t groups, std::int64_t alignment, std::int64_t* starts) {
-  using Scan = cub::BlockScan<long long, kBlock>;
+// each round one block scan plus the running carry. starts may be global or shared memory. I:
+// the index and sum type (int64; int32 where the caller knows every sum fits).
+template <int kBlock = kThreads, class I = std::int64_t, class SizeOf>
+__device__ void padded_scan(SizeOf size_of, std::type_identity_t<I> groups, std::type_identity_t<I> alignment,
+                            I* starts) {
+  using Sum = std::conditional_t<sizeof(I) == 8, long long, int>;
+  using Scan = cub::BlockScan<Sum, kBlock>;
   __shared__ typename Scan::TempStorage tmp;
-  __shared__ long long carry;
+  __shared__ Sum carry;
   if (threadIdx.x == 0) {
     carry = 0;
     starts[0] = 0;
   }
   __syncthreads();
-  for (std::int64_t base = 0; base < groups; base += kBlock) {
-    const std::int64_t g = base + threadIdx.x;
-    long long v = 0;
+  for (I base = 0; base < groups; base += kBlock) {
+    const I g = base + I(threadIdx.x);
+    Sum v = 0;
     if (g < groups) v = (size_of(g) + alignment - 1) / alignment * alignment;
-    long long inclusive = 0, total = 0;
+    Sum inclusive = 0, total = 0;
     Scan(tmp).InclusiveSum(v, inclusive, total);
     if (g < groups) starts[g + 1] = carry + inclusive;
     __syncthreads();
