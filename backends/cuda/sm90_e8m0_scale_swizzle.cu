@@ -265,7 +265,8 @@ __device__ inline void load_row16(const std::uint8_t* row, I col, I cols, std::u
 // 16 bytes of the window (row tid/2, half tid%2) into registers, and window_store, which stages
 // them and writes the tiles. Every thread of the block calls both.
 template <class I>
-__device__ inline void window_load(const std::uint8_t* src, I valid_rows, I row_stride, I cols, I cb0, std::uint32_t w[4]) {
+__device__ inline void window_load(const std::uint8_t* src, I valid_rows, I row_stride, I cols, I cb0,
+                                   std::uint32_t w[4]) {
   const int r = int(threadIdx.x) / 2, h = int(threadIdx.x) % 2;
   w[0] = w[1] = w[2] = w[3] = 0;
   if (r < valid_rows) load_row16(src + r * row_stride, I(cb0 * kScaleTileCols + 16 * h), cols, w);
