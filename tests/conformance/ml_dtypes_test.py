@@ -3,9 +3,10 @@
 """octet's `ml_dtypes` profile against the ml_dtypes package itself.
 
 Every fp32 input (2^32) cast with numpy `astype` to every ml_dtypes type that octet has, compared
-code for code with octet (zero differences expected), plus the documented divergence: ml_dtypes'
-numpy casts from float64 go through float32 (double rounding, ml_dtypes PR #401), which octet
-reproduces as "round to fp32 first" and not with its direct fp64 path.
+code for code with octet (zero differences expected), plus ml_dtypes' numpy casts from float64:
+releases before ml_dtypes PR #401 go through float32 (double rounding), which octet reproduces as
+"round to fp32 first"; releases with it (0.7.0 on) round directly, as octet's direct fp64 path does.
+The check says which of the two ml_dtypes does and fails when it matches neither.
 
 usage: ml_dtypes_test.py LIBOCTET_CAPI [--types T,...] [--chunks N] [--jobs J]
 Prints `N passed, N failed` last; exit 0 only when everything matched.
@@ -43,15 +44,24 @@ def _check_chunk(args):
 
 
 def check_fp64_double_rounding(octet):
-    """ml_dtypes numpy float64 -> fp8 rounds to float32 first (PR #401)."""
+    """ml_dtypes numpy float64 -> fp8: through float32 before PR #401, directly with it."""
     x = np.array([-431.99999999999994, 431.99999999999994, 464.00000000000006, 3.0000000000000004], np.float64)
     numpy_codes = x.astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
     via_fp32 = octet.cast(x.astype(np.float32), "e4m3fn", "ml_dtypes")
     direct = octet.cast(x, "e4m3fn", "ml_dtypes")
-    ok = np.array_equal(numpy_codes, via_fp32) and numpy_codes[0] == 0xFE and direct[0] == 0xFD
-    print(f"fp64 double rounding (documented divergence): numpy {[hex(c) for c in numpy_codes]}, "
-          f"octet via fp32 {[hex(c) for c in via_fp32]}, octet direct fp64 {[hex(c) for c in direct]}"
-          f" -> {'as documented' if ok else 'UNEXPECTED'}")
+    # The inputs are chosen so that the two roundings differ (-431.99999999999994: -448 via fp32,
+    # -416 directly); if octet's two paths agreed, the check could not tell ml_dtypes' apart.
+    paths_differ = via_fp32[0] == 0xFE and direct[0] == 0xFD
+    if np.array_equal(numpy_codes, via_fp32):
+        verdict = "through fp32 (double rounding, before ml_dtypes PR #401)"
+    elif np.array_equal(numpy_codes, direct):
+        verdict = "directly (ml_dtypes PR #401)"
+    else:
+        verdict = "UNEXPECTED: neither of octet's paths"
+    ok = paths_differ and not verdict.startswith("UNEXPECTED")
+    print(f"fp64 -> e4m3fn: numpy {[hex(c) for c in numpy_codes]}, octet via fp32 {[hex(c) for c in via_fp32]}, "
+          f"octet direct fp64 {[hex(c) for c in direct]} -> ml_dtypes rounds {verdict}"
+          f"{'' if paths_differ else '; octet paths do not differ on these inputs'}")
     return ok
 
 
