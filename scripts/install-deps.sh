@@ -52,7 +52,13 @@ if [[ ! -x $venv/bin/python ]]; then
   echo "octet: creating Python venv $venv"
   "$py" -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import numpy, ml_dtypes, h5py" 2>/dev/null; then
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check "numpy>=1.26" "ml_dtypes>=0.5" "h5py>=3.10"
+# ml_dtypes below 0.7: octet's `ml_dtypes` cast profile is that of 0.5-0.6. 0.7.0 rounds float64
+# sources directly (PR #401) and fp32 subnormals in (2^-127, 1.5·2^-127) to e8m0 0x00 instead of
+# 0x01; tests/conformance/ml_dtypes_test.py compares every fp32 input with the installed release.
+ml_dtypes_spec="ml_dtypes>=0.5,<0.7"
+if ! "$venv/bin/python" -c "import numpy, h5py, ml_dtypes, sys
+v = tuple(int(x) for x in ml_dtypes.__version__.split('.')[:2])
+sys.exit(0 if (0, 5) <= v < (0, 7) else 1)" 2>/dev/null; then
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "numpy>=1.26" "$ml_dtypes_spec" "h5py>=3.10"
 fi
 echo "octet: dependencies ready ($("$venv/bin/python" -c 'import ml_dtypes, numpy; print("ml_dtypes", ml_dtypes.__version__, "numpy", numpy.__version__)'))"
