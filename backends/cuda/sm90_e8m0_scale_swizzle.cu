@@ -169,7 +169,9 @@ __global__ void __launch_bounds__(kThreads) to_blocked_kernel(Tiles tiles, std::
 // Grouped forms in one launch: every block first scans the G group sizes into shared memory (the
 // scan is a few hundred bytes of L2 reads, cheaper than a second launch on a kernel of a few us),
 // block 0 also stores the starts for the caller, then each thread writes its chunk.
-constexpr std::int64_t kFusedScanGroups = 1024;  // (G + 1) int64 in shared memory: 8 KB
+// At most this many groups: G + 1 starts in shared memory, 8 KB as int64 (here), 4 KB as int32 (the
+// input-window kernels, which also keep the G ends: 8 KB in all).
+constexpr std::int64_t kFusedScanGroups = 1024;
 
 // The grouped kernels' prologue: the padded starts of the G groups into `starts` (shared memory,
 // kFusedScanGroups + 1 entries), and from block 0 into group_starts for the caller. Every thread
