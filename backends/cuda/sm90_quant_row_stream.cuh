@@ -130,7 +130,9 @@ inline constexpr std::uint16_t kMixedChunk = 0xFFFF;  // chunk_seg entry of a ch
 struct StreamShape {
   std::int64_t items = 0;       // runs of rows_per_item rows (the last one shorter)
   int rows_per_item = 1;
+  int last_rows = 1;            // rows of the last item
   int cpr = 0;                  // 8-element chunks per row (len / 8)
+  FastDiv cpr_div;              // by cpr: an item chunk's row, where a rare path needs it
   int segs = 1;                 // ranges per row
   int scaled_segs = 1;          // the first ranges of a row that have a scale (the rest zero-fill)
   std::uint32_t stage_bytes = 0;  // rows_per_item * len * sizeof(In), a multiple of 16
@@ -156,12 +158,35 @@ inline constexpr int kAtomicRuns = -1;
 inline constexpr std::uint16_t kRunLast = 0x8000;
 inline constexpr std::uint16_t kRunPosMask = 31;
 
+// chunk_slot entry of an item's chunk c (stage order: row * cpr + chunk column): its slot (row of
+// the item * segs + range), flagged where the cast must leave the fast path: kSlotZero for a chunk
+// of a zero-fill range (codes 0x00), kSlotMixed for a chunk in two ranges (the low bits then hold
+// row * segs). Slots are below kStreamMaxSlots (2048). One table lookup per chunk gives both passes
+// the slot, where they stepped a (row, chunk column) pair per chunk and read the range from a
+// per-column table (H200 SASS of the rowwise kernel: 24 of 107 instructions per chunk and warp).
+inline constexpr std::uint16_t kSlotMixed = 0x8000;
+inline constexpr std::uint16_t kSlotZero = 0x4000;
+inline constexpr std::uint16_t kSlotBits = 0x3FFF;
+// slot_fenc entry of a block that cannot take the cvt (a NaN pattern: a fast block's encode is
+// finite).
+inline constexpr std::uint32_t kSlowBlock = 0xFFFFFFFFu;
+
+// The maximum of v[] over aligned groups of kLanes lanes (xor shuffles; every lane of the warp).
+template <int kLanes, int kValues>
+__device__ __forceinline__ void xor_max_ladder(std::uint32_t (&v)[kValues]) {
+#pragma unroll
+  for (int o = kLanes / 2; o > 0; o /= 2) {
+#pragma unroll
+    for (int k = 0; k < kValues; ++k) v[k] = max(v[k], __shfl_xor_sync(0xFFFFFFFFu, v[k], o));
+  }
+}
+
 // The maximum of v[] over this lane's run, the neighbouring lanes of the warp with the same slot
 // (runs are contiguous: slots grow with the chunk index). Returns whether this lane holds the run's
 // result: lane 0 of each aligned group, the first lane of each run (kMatchRuns), or the last lane
 // of each run (segmented scan). Every lane of the warp must call it.
-// Aligned groups: one redux.sync for the whole warp, else a fixed ladder of xor shuffles under a
-// warp-uniform predicate. The runtime shuffle loop and the integer division of `lane % group_lanes`
+// Aligned groups: one redux.sync for the whole warp, else the ladder of xor shuffles of the group
+// size (xor_max_ladder). The runtime shuffle loop and the integer division of `lane % group_lanes`
 // it replaces were 37% of the rowwise kernel's instructions (ncu, H100: 26 instructions per
 // element); without them the 1x32, 1x128 and rowwise kernels gain 4-10 points of copy bandwidth.
 // Segmented scan: Hillis-Steele, five shuffle steps of the values, a lane taking the value d
@@ -183,13 +208,16 @@ __device__ __forceinline__ bool run_max(int slot, std::uint16_t run, std::uint32
     return lane == 0;
   }
   if (group_lanes > 0) {
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) {
-      if (o >= group_lanes) continue;
-#pragma unroll
-      for (int k = 0; k < kValues; ++k) v[k] = max(v[k], __shfl_xor_sync(kAll, v[k], o));
+    // One straight ladder per group size: a ladder of five steps, each skipped or taken by a
+    // warp-uniform test, cost the 1x128 kernel 32 instructions per chunk and warp (H200 SASS).
+    switch (group_lanes) {  // a power of two
+      case 16: xor_max_ladder<16>(v); break;
+      case 8: xor_max_ladder<8>(v); break;
+      case 4: xor_max_ladder<4>(v); break;
+      case 2: xor_max_ladder<2>(v); break;
+      default: break;  // 1: every lane is its own group
     }
-    return (lane & (group_lanes - 1)) == 0;  // group_lanes: a power of two
+    return (lane & (group_lanes - 1)) == 0;
   }
   if constexpr (kMatchRuns) {
     // The lanes with this lane's slot (match.any.sync), then one redux.sync per value over them
@@ -213,21 +241,26 @@ __device__ __forceinline__ bool run_max(int slot, std::uint16_t run, std::uint32
 }
 
 // The shared memory of one CTA: the stages, then (8-byte aligned) the barriers, the slot arrays
-// (slot = row of the item * segs + range) and the chunk tables (chunk_seg, chunk_run).
+// (slot = row of the item * segs + range; slot_fenc: the encode bits of a fast block, else
+// kSlowBlock), the per-column tables (chunk_seg, chunk_run) and the per-chunk table chunk_slot
+// (item_chunks = rows_per_item * cpr entries).
 struct StreamLayout {
-  std::uint32_t stages = 0, bars = 0, keys = 0, alls = 0, scales = 0, fast = 0, chunk_seg = 0, chunk_run = 0;
+  std::uint32_t stages = 0, bars = 0, keys = 0, alls = 0, fenc = 0, scales = 0, fast = 0, chunk_seg = 0,
+                chunk_run = 0, chunk_slot = 0;
   std::uint32_t total = 0;
   __host__ __device__ static std::uint32_t align(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
-  __host__ __device__ StreamLayout(int stage_count, std::uint32_t stage_bytes, int slots, int cpr) {
+  __host__ __device__ StreamLayout(int stage_count, std::uint32_t stage_bytes, int slots, int cpr, int item_chunks) {
     stages = 0;
     bars = stages + std::uint32_t(stage_count) * stage_bytes;
     keys = align(bars + std::uint32_t(stage_count) * 8, 16);
     alls = keys + 4u * std::uint32_t(slots);
-    scales = align(alls + 4u * std::uint32_t(slots), 16);
+    fenc = alls + 4u * std::uint32_t(slots);
+    scales = align(fenc + 4u * std::uint32_t(slots), 16);
     fast = scales + std::uint32_t(sizeof(BlockScale)) * std::uint32_t(slots);
     chunk_seg = align(fast + std::uint32_t(slots), 4);
     chunk_run = chunk_seg + 2u * std::uint32_t(cpr);
-    total = align(chunk_run + 2u * std::uint32_t(cpr), 16);
+    chunk_slot = chunk_run + 2u * std::uint32_t(cpr);
+    total = align(chunk_slot + 2u * std::uint32_t(item_chunks), 16);
   }
 };
 
@@ -324,26 +357,30 @@ __device__ __forceinline__ void row_stream_body(const In* __restrict__ x, std::u
   extern __shared__ __align__(128) unsigned char smem[];
   const int slots = shape.rows_per_item * shape.segs;
   const int S = shape.stages;
-  const StreamLayout lay(S, shape.stage_bytes, slots, shape.cpr);
+  const StreamLayout lay(S, shape.stage_bytes, slots, shape.cpr, shape.rows_per_item * shape.cpr);
   std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + lay.bars);
   std::uint32_t* keys = reinterpret_cast<std::uint32_t*>(smem + lay.keys);
   std::uint32_t* alls = reinterpret_cast<std::uint32_t*>(smem + lay.alls);
+  std::uint32_t* slot_fenc = reinterpret_cast<std::uint32_t*>(smem + lay.fenc);
   BlockScale* slot_scale = reinterpret_cast<BlockScale*>(smem + lay.scales);
   std::uint8_t* slot_fast = smem + lay.fast;
   std::uint16_t* chunk_seg = reinterpret_cast<std::uint16_t*>(smem + lay.chunk_seg);
   std::uint16_t* chunk_run = reinterpret_cast<std::uint16_t*>(smem + lay.chunk_run);
+  std::uint16_t* chunk_slot = reinterpret_cast<std::uint16_t*>(smem + lay.chunk_slot);
   const int tid = int(threadIdx.x);
   const std::int64_t row_elems = map.len;
   const std::int64_t item_elems = std::int64_t(shape.rows_per_item) * row_elems;
   const std::int64_t total_elems = map.rows * row_elems;
+  // This CTA's j-th item goes to stage j % S; the stage index and the barrier parity are stepped,
+  // not divided (a runtime S cost ~25 instructions per warp and item).
   const auto item_of = [&](std::int64_t j) { return std::int64_t(blockIdx.x) + j * gridDim.x; };
-  const auto issue = [&](std::int64_t j) {
+  const auto issue = [&](std::int64_t j, int stage_index) {
     const std::int64_t item = item_of(j);
     if (item >= shape.items) return;
     const std::int64_t e0 = item * item_elems;
     const std::int64_t n = (total_elems - e0 < item_elems ? total_elems - e0 : item_elems);
-    bulk_copy_to_shared(smem + lay.stages + std::uint32_t(j % S) * shape.stage_bytes, x + e0,
-                        std::uint32_t(n * std::int64_t(sizeof(In))), &bars[j % S]);
+    bulk_copy_to_shared(smem + lay.stages + std::uint32_t(stage_index) * shape.stage_bytes, x + e0,
+                        std::uint32_t(n * std::int64_t(sizeof(In))), &bars[stage_index]);
   };
 
   if (tid == 0) {
@@ -370,64 +407,66 @@ __device__ __forceinline__ void row_stream_body(const In* __restrict__ x, std::u
       const bool last = cc + 1 == shape.cpr || chunk_seg[cc + 1] != seg;
       chunk_run[cc] = std::uint16_t(min(std::int64_t(cc) - first, std::int64_t(kRunPosMask))) | (last ? kRunLast : 0);
     }
-    __syncthreads();
   }
+  for (int row = 0; row < shape.rows_per_item; ++row) {
+    for (int cc = tid; cc < shape.cpr; cc += kStreamThreads) {
+      const std::uint16_t seg = chunk_seg[cc];
+      const int slot0 = row * shape.segs;
+      std::uint16_t e;
+      if (Map::kMayMix && seg == kMixedChunk) e = kSlotMixed | std::uint16_t(slot0);
+      else e = std::uint16_t(slot0 + seg) | (map.zero_fill(seg) ? kSlotZero : 0);
+      chunk_slot[row * shape.cpr + cc] = e;
+    }
+  }
+  __syncthreads();
   if (tid == 0)
-    for (int j = 0; j < S; ++j) issue(j);
+    for (int j = 0; j < S; ++j) issue(j, j);
 
   const bool drop_nan = r.amax_nan == AmaxNan::Drop;
-  // (row, chunk column) of this thread's chunk c = tid + kStreamThreads * round, stepped without a
-  // division per chunk.
-  const int step_rows = kStreamThreads / shape.cpr, step_cols = kStreamThreads % shape.cpr;
-  const int first_row = tid / shape.cpr, first_col = tid % shape.cpr;
-
+  int st = 0, prev_st = S - 1;  // the stages of items j and j - 1
+  std::uint32_t parity = 0;     // of item j's barrier
   for (std::int64_t j = 0; item_of(j) < shape.items; ++j) {
     const std::int64_t item = item_of(j);
     const std::int64_t e0 = item * item_elems;
-    const int nrows = int((total_elems - e0 < item_elems ? total_elems - e0 : item_elems) / row_elems);
+    const int nrows = item + 1 < shape.items ? shape.rows_per_item : shape.last_rows;
     const int nchunks = nrows * shape.cpr;
-    const int rounds = (nchunks + kStreamThreads - 1) / kStreamThreads;
-    const unsigned char* stage = smem + lay.stages + std::uint32_t(j % S) * shape.stage_bytes;
+    const unsigned char* stage = smem + lay.stages + std::uint32_t(st) * shape.stage_bytes;
     const std::int64_t row0 = item * shape.rows_per_item;
-    mbarrier_wait(&bars[j % S], std::uint32_t(j / S) & 1u);
+    mbarrier_wait(&bars[st], parity);
 
-    // Pass 1: keys.
+    // Pass 1: keys. Chunk c = c0 + tid; the warp takes whole rounds (run_max wants every lane), a
+    // lane past the item re-reads its last chunk and contributes a zero key.
     const auto reduce = [&](auto drop) {
       constexpr bool kDrop = decltype(drop)::value;
-      int row = first_row, cc = first_col;
-      for (int round = 0; round < rounds; ++round) {
-        const int c = tid + round * kStreamThreads;
+      for (int c0 = 0; c0 < nchunks; c0 += kStreamThreads) {
+        const int c = c0 + tid;
         const bool active = c < nchunks;
+        const int cl = active ? c : nchunks - 1;
+        const RawChunk<In> raw = stage_chunk<In>(stage, cl);
+        const std::uint16_t e = chunk_slot[cl];
         std::uint32_t key = 0, all = 0;
         int slot = -1;
-        if (active) {
-          const RawChunk<In> raw = stage_chunk<In>(stage, c);
-          const std::uint16_t seg = chunk_seg[cc];
-          if (!Map::kMayMix || seg != kMixedChunk) {
-            slot = row * shape.segs + seg;
-            key = key_bits<In>(chunk_key<In, kDrop>(0u, raw));
-            all = kDrop ? key_bits<In>(chunk_key<In, false>(0u, raw)) : key;
-          } else {
-            reduce_mixed_chunk<In>(map, kDrop, raw, std::int64_t(cc) * kChunk, row * shape.segs, keys, alls);
-          }
+        if (!Map::kMayMix || (e & kSlotMixed) == 0) {
+          slot = e & kSlotBits;
+          const std::uint32_t k = key_bits<In>(chunk_key<In, kDrop>(0u, raw));
+          key = active ? k : 0u;
+          if constexpr (kDrop) all = active ? key_bits<In>(chunk_key<In, false>(0u, raw)) : 0u;
+          else all = key;
+        } else if (active) {
+          const int cc = c - int(shape.cpr_div.div(std::uint32_t(c))) * shape.cpr;
+          reduce_mixed_chunk<In>(map, kDrop, raw, std::int64_t(cc) * kChunk, e & kSlotBits, keys, alls);
         }
         // The lanes of one slot (a run of neighbouring lanes) combine first; one atomic per run.
         std::uint32_t v[kDrop ? 2 : 1];
         v[0] = key;
         if constexpr (kDrop) v[1] = all;
-        const std::uint16_t run = scan_runs ? chunk_run[cc] : 0;
+        const std::uint16_t run = scan_runs ? chunk_run[cl - int(shape.cpr_div.div(std::uint32_t(cl))) * shape.cpr] : 0;
         bool holds = true;  // kAtomicRuns: every lane holds its own key
         if (!kUnmatchedGroupRuns<Map, kMatchRuns> || shape.group_lanes != kAtomicRuns)
           holds = run_max<kMatchRuns>(slot, run, v, shape.group_lanes);
-        if (holds && slot >= 0) {
+        if (holds && (!Map::kMayMix || slot >= 0)) {
           atomicMax(keys + slot, v[0]);
           if constexpr (kDrop) atomicMax(alls + slot, v[1]);
-        }
-        cc += step_cols;
-        row += step_rows;
-        if (cc >= shape.cpr) {
-          cc -= shape.cpr;
-          ++row;
         }
       }
     };
@@ -435,8 +474,7 @@ __device__ __forceinline__ void row_stream_body(const In* __restrict__ x, std::u
     else reduce(std::false_type{});
     __syncthreads();
     // The stage of item j - 1 is free (every thread has cast it): refill it `stages` items ahead.
-    if (tid == 0 && j > 0) issue(j - 1 + S);
-
+    if (tid == 0 && j > 0) issue(j - 1 + S, prev_st);
     // The casts, one thread per scaled slot; their keys cleared for the next item. The keys of
     // zero-fill slots are never read. (Per-group rows at 128 groups: 2 rows x 128 scaled slots, one
     // round of 256 threads; with the zero-fill slots, 258 slots took two rounds. H100, three runs
@@ -477,38 +515,35 @@ __device__ __forceinline__ void row_stream_body(const In* __restrict__ x, std::u
         store_scale(scales, map.scale_index(row0 + row, s), scale_bytes, bc.scale.stored);
         slot_scale[slot] = bc.scale;
         slot_fast[slot] = bc.fast ? 1 : 0;
+        slot_fenc[slot] = bc.fast ? __float_as_uint(bc.scale.encode) : kSlowBlock;
       }
     }
     __syncthreads();
 
     // Pass 2: codes, 8 per 8-byte store (the item is a contiguous run of the codes too).
-    std::uint8_t* q_item = q + e0;
-    int row = first_row, cc = first_col;
-    for (int c = tid; c < nchunks; c += kStreamThreads) {
+    std::uint8_t* q_chunk = q + e0 + std::int64_t(tid) * kChunk;
+    for (int c = tid; c < nchunks; c += kStreamThreads, q_chunk += kStreamThreads * kChunk) {
       const RawChunk<In> raw = stage_chunk<In>(stage, c);
-      const std::uint16_t seg = chunk_seg[cc];
+      const std::uint16_t e = chunk_slot[c];
       uint2 codes;
-      if (!Map::kMayMix || seg != kMixedChunk) {
-        const int slot = row * shape.segs + seg;
-        if (map.zero_fill(seg)) {
-          codes = make_uint2(0u, 0u);
-        } else {
-          const BlockScale& s = slot_scale[slot];
-          const float enc = s.encode;
-          codes = quantize_chunk<P>(r, bounds, slot_fast[slot] != 0, [&](int) { return enc; },
-                                    [&](int) -> const BlockScale& { return s; }, raw.unpack());
-        }
+      if ((e & (kSlotMixed | kSlotZero)) == 0) {
+        const std::uint32_t fenc = slot_fenc[e];
+        const float enc = __uint_as_float(fenc);
+        codes = quantize_chunk<P>(r, bounds, fenc != kSlowBlock, [&](int) { return enc; },
+                                  [&](int) -> const BlockScale& { return slot_scale[e]; }, raw.unpack());
+      } else if (!Map::kMayMix || (e & kSlotMixed) == 0) {
+        codes = make_uint2(0u, 0u);  // a zero-fill range
       } else {
-        codes = cast_mixed_chunk<In, P>(r, bounds, map, raw, std::int64_t(cc) * kChunk, row * shape.segs,
-                                        slot_scale, slot_fast);
+        const int cc = c - int(shape.cpr_div.div(std::uint32_t(c))) * shape.cpr;
+        codes = cast_mixed_chunk<In, P>(r, bounds, map, raw, std::int64_t(cc) * kChunk, e & kSlotBits, slot_scale,
+                                        slot_fast);
       }
-      *reinterpret_cast<uint2*>(q_item + std::int64_t(c) * kChunk) = codes;
-      cc += step_cols;
-      row += step_rows;
-      if (cc >= shape.cpr) {
-        cc -= shape.cpr;
-        ++row;
-      }
+      *reinterpret_cast<uint2*>(q_chunk) = codes;
+    }
+    prev_st = st;
+    if (++st == S) {
+      st = 0;
+      parity ^= 1u;
     }
   }
 }
@@ -569,6 +604,7 @@ inline StreamTuning stream_tuning() {
 }
 inline constexpr std::uint32_t kStreamMaxRowBytes = 48 * 1024;
 inline constexpr int kStreamMaxSlots = 2048;
+static_assert(kStreamMaxSlots <= kSlotBits + 1, "chunk_slot entries hold a slot in kSlotBits");
 inline constexpr std::uint32_t kStreamMaxSharedBytes = 200 * 1024;  // under sm_90's 227 KB per CTA
 
 // Resident CTAs of kBlockThreads threads per SM of `Kernel` at `smem` bytes of dynamic shared
@@ -640,7 +676,8 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   const StreamTuning tuning = stream_tuning();
   std::int64_t rpi = std::max<std::int64_t>(1, tuning.stage_target / std::max<std::int64_t>(row_bytes, 1));
   rpi = std::min<std::int64_t>({rpi, kStreamMaxSlots / segs, map.rows});
-  const StreamLayout lay(tuning.stages, std::uint32_t(rpi * row_bytes), int(rpi) * segs, int(map.len / kChunk));
+  const StreamLayout lay(tuning.stages, std::uint32_t(rpi * row_bytes), int(rpi) * segs, int(map.len / kChunk),
+                         int(rpi * (map.len / kChunk)));
   const bool stream_ok = d.cc >= 90 && map.len > 0 && map.len % kChunk == 0 && row_bytes <= kStreamMaxRowBytes &&
                          map.block_columns() % kChunk == 0 && segs <= kStreamMaxSlots &&
                          lay.total <= kStreamMaxSharedBytes && aligned(x, 16) && aligned(q, 16);
@@ -652,7 +689,9 @@ void launch_row_blocks(SourceType src, const void* x, std::uint8_t* q, void* sca
   StreamShape shape;
   shape.rows_per_item = int(rpi);
   shape.items = (map.rows + rpi - 1) / rpi;
+  shape.last_rows = int(map.rows - (shape.items - 1) * rpi);
   shape.cpr = int(map.len / kChunk);
+  shape.cpr_div = FastDiv(std::uint32_t(shape.cpr));
   shape.segs = segs;
   shape.scaled_segs = map.scaled_segments();
   shape.scaled_div = FastDiv(std::uint32_t(std::max(shape.scaled_segs, 1)));
