@@ -31,9 +31,8 @@
 //           groups, or 131072 rows for k-grouped, every CTA of column_stream_kernel builds what it
 //           needs of the list in its shared memory; beyond, a one-CTA kernel writes the list to a
 //           device table first (a programmatic dependent launch, sm90_pdl.cuh, and so is the
-//           k-grouped stream kernel after it). Whole 8-row blocks without per-row tests
-//           (kWholeBlockPaths; token groups: more than one group), token-group items in
-//           tile-major order (kTileMajor).
+//           k-grouped stream kernel after it). Token-group items in tile-major
+//           order (kTileMajor).
 //           weight rhs, grouped rhs (per-expert column-major input read as (E*N, K) row-major):
 //           the same kernels over 128x128 tiles, one amax per tile. These read each element once
 //           and write the codes column-major, 8 rows of a column per store (8x8 byte transposes
@@ -256,12 +255,9 @@ __device__ __forceinline__ quant::RowRange block_range(const GroupBlock& b) {
 
 // Token-group rhs (and transposed lhs, the same bytes): ranges 0 .. capacity-1 are the list's
 // blocks, range `capacity` the rows past offs[-1] (codes 0x00, no scale). Scale (block b, d) at
-// b*D + d; codes (m, d) at d*M + m. column_stream_kernel's traits: items tile-major; the paths
-// without per-row tests (kWhole) where groups end inside blocks, not for one group, whose blocks
-// are all whole 128-row blocks but the last (H100, one group: 76% of copy with them, 80% without).
-template <bool kWhole, class Blocks>
+// b*D + d; codes (m, d) at d*M + m. column_stream_kernel's traits: items tile-major.
+template <class Blocks>
 struct TokenGroupMap {
-  static constexpr bool kWholeBlockPaths = kWhole;
   static constexpr bool kTileMajor = true;
   static constexpr std::uint32_t kSharedBytes = Blocks::kSharedBytes;
   // With the list in shared memory the stream kernel knows its length: items over its entries and
@@ -347,12 +343,7 @@ struct KGroupedShared {
 
 template <class Rows>
 struct KGroupedMap {
-  static constexpr bool kWholeBlockPaths = true;     // column_stream_kernel's traits
-  // out_offset reads the group: two reads per 8-row block instead of eight. H100, one binary, two
-  // runs each, % of copy at 1 / 16 / 64 / 128 groups (the table in global memory): 82.2-82.6 /
-  // 86.1-86.2 / 84.9 / 82.5-82.9 with it, 80.8-81.4 / 85.0-85.3 / 83.9-84.4 / 82.2-82.4 without.
-  static constexpr bool kAffineColumns = true;
-  // After group_blocks_kernel. H100, one binary, three runs each, % of copy at 1 / 16 / 64 / 128
+  // column_stream_kernel's traits. After group_blocks_kernel. H100, one binary, three runs each, % of copy at 1 / 16 / 64 / 128
   // groups: 80.4-81.0 / 84.6-85.0 / 83.5-84.2 / 81.6-81.9 with it, 79.9-80.6 / 84.2-84.5 /
   // 82.9-83.1 / 80.9-81.3 without.
   static constexpr bool kProgrammaticLaunch = Rows::kSharedBytes == 0;
@@ -654,28 +645,21 @@ void fp8_blockwise_act_quant_rhs_grouped(SourceType src, const void* x, std::int
   require_shape(M, D, "x_m_d");
   require_groups(G, offs);
   const std::int64_t capacity = group_block_capacity(M, G);
-  const auto map_of = [&](auto blocks, auto whole) {
-    return TokenGroupMap<decltype(whole)::value, decltype(blocks)>{M, D, G, capacity, offs, blocks};
-  };
+  const auto map_of = [&](auto blocks) { return TokenGroupMap<decltype(blocks)>{M, D, G, capacity, offs, blocks}; };
   const auto stream_over = [&](auto map) {
     return quant::launch_column_stream<128, 1, TorchaoBlockwiseCore>(src, x, D, q, scales, false, M % 8 == 0, r, map,
                                                                       capacity + 1, stream);
   };
   if (G <= kSharedGroups) {
     const SharedGroupBlocks blocks{offs, int(G)};
-    if (G > 1 ? stream_over(map_of(blocks, std::true_type{})) : stream_over(map_of(blocks, std::false_type{})))
-      return;
+    if (stream_over(map_of(blocks))) return;
   }
   const GroupBlockTable table(offs, G, M, stream);
   const auto launch = [&](auto map) {
     quant::launch_column_blocks<128, 1, 128, 32, TorchaoBlockwiseCore>(src, x, D, q, scales, false, M % 8 == 0, r, map,
                                                                        capacity + 1, stream);
   };
-  const TableGroupBlocks blocks{table.blocks()};
-  if (G > 1)
-    launch(map_of(blocks, std::true_type{}));
-  else
-    launch(map_of(blocks, std::false_type{}));
+  launch(map_of(TableGroupBlocks{table.blocks()}));
 }
 
 void fp8_blockwise_act_quant_transposed_lhs_grouped(SourceType src, const void* x, std::int64_t M, std::int64_t D,

@@ -19,7 +19,7 @@
 //           by cp.async into three stages (512-row pieces where groups average more than 768
 //           rows); a group that fits the stages is read once, a larger one twice (the second read mostly
 //           from L2); codes transposed in registers, 8 rows of a column per store; whole 8-row
-//           blocks without per-row tests (kWholeBlockPaths). column_tiles_kernel where it does
+//           blocks without per-row tests. column_tiles_kernel where it does
 //           not apply (unaligned input, N % 8 != 0).
 //           With groups of more than 2048 rows on average (G = 1 at K = 16640):
 //           per_group_col_cluster_kernel (bf16, sm_90, K up to ~24k rows): a cluster of 16 CTAs
@@ -56,8 +56,7 @@ using layout_detail::group_begin;
 // rows of a 64-column tile).
 template <int kStages, std::uint32_t kStageBytes = 32 * 1024>
 struct GroupColMap {
-  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's traits
-  static constexpr int kStreamStages = kStages;
+  static constexpr int kStreamStages = kStages;  // column_stream_kernel's traits
   static constexpr std::uint32_t kStreamStageBytes = kStageBytes;
   static constexpr bool kTileGroups = true;
   std::int64_t K, N, G;
@@ -73,8 +72,7 @@ struct GroupColMap {
 // Colwise with large groups: every range (group or tail) split into S parts of about
 // size / S rows; the scale block stays the group (key and scale index g*N + n).
 struct GroupPartMap {
-  static constexpr bool kWholeBlockPaths = true;  // column_stream_kernel's traits
-  static constexpr int kStreamStages = 3;
+  static constexpr int kStreamStages = 3;  // column_stream_kernel's traits
   std::int64_t K, N, G, S;
   const std::int64_t* offs;
   __device__ quant::RowRange range(std::int64_t id) const {

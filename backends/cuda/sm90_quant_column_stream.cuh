@@ -15,7 +15,9 @@
 // MergedRanges), and with row-major codes DeepGEMM per-channel / per-block and the transposed
 // 128x128 weights (kRowMajorCodes). The map is column_tiles_kernel's (RowRange range(i),
 // scale_index(i, col), out_offset(row, col)); column-major codes of a column are contiguous inside
-// a range (out_offset(row + 1, col) = out_offset(row, col) + 1), written 8 rows per 8-byte store.
+// a range (out_offset(row + 1, col) = out_offset(row, col) + 1; for MergedRanges inside each of its
+// blocks) and the columns of a range one step apart (out_offset(row, col + 1) - out_offset(row, col)
+// the same for all its rows and columns), written 8 rows per 8-byte store.
 //
 // Why: column_tiles_kernel loads a range into registers, waits, reduces, waits at two barriers and
 // casts; the next item's loads start only when it is done (H100, % of copy bandwidth: 128-row
@@ -163,36 +165,14 @@ struct RowMajorCodes : std::false_type {};
 template <class Map>
 struct RowMajorCodes<Map, std::void_t<decltype(Map::kRowMajorCodes)>> : std::bool_constant<Map::kRowMajorCodes> {};
 
-// kWholeBlockPaths: copy loops bounded by the range's rows (32-bit) and, for whole 8-row blocks, a
-// reduction and a cast without a test per row (the per-row tests evaluate 64-bit row bounds for
-// every row of every block), the fast casts of a block's eight rows together. For the group-offset
-// maps (per-group colwise, token- and k-grouped), whose partial pieces and blocks make them
-// instruction-bound. H100, % of copy, one run each (2026-11-26): per-group colwise at 1 / 16 / 64 /
-// 128 groups 51 / 54 / 61 / 53 to 52 / 57 / 66 / 57, k-grouped 69-71 to 77-80. Where every block is
-// a whole 128-row block the same paths were slower: 1x128 rhs 80% against 84% in the same run (fewer
-// instructions, the same bytes; isolated launches under ncu showed no difference), token-grouped rhs
-// at one group 76% against 80%. The maps of aligned ranges keep the per-row tests.
 // kTileMajor: items in tile-major order (the ranges of a tile one after another); the token-grouped
 // 1x128 rhs at 16 / 64 / 128 groups measured 72 / 58 / 55% range-major, 77 / 76 / 66% tile-major in
 // the same run (and the per-group colwise, 128x128 weights and DeepGEMM per-channel 1-10 points
 // slower tile-major).
 template <class Map, class = void>
-struct WholeBlockPaths : std::false_type {};
-template <class Map>
-struct WholeBlockPaths<Map, std::void_t<decltype(Map::kWholeBlockPaths)>> : std::bool_constant<Map::kWholeBlockPaths> {};
-template <class Map, class = void>
 struct TileMajor : std::false_type {};
 template <class Map>
 struct TileMajor<Map, std::void_t<decltype(Map::kTileMajor)>> : std::bool_constant<Map::kTileMajor> {};
-
-// kAffineColumns: out_offset(row, col + j) = out_offset(row, col) + j * step within a chunk (the
-// column-major maps whose out_offset reads memory, which a code store could alias as far as the
-// compiler knows: one table read per 8-code store otherwise). The kernel then takes two
-// out_offset calls per 8-row block instead of eight.
-template <class Map, class = void>
-struct AffineColumns : std::false_type {};
-template <class Map>
-struct AffineColumns<Map, std::void_t<decltype(Map::kAffineColumns)>> : std::bool_constant<Map::kAffineColumns> {};
 
 // kRowBlockCols (> 0): the map has a second output, 1 x kRowBlockCols blocks along the rows of the
 // same input (mx_quantize_2d: the dim0 codes and scales beside the dim1 ones), quantised from the
@@ -330,7 +310,6 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   static_assert(kSubRows % 8 == 0 && kColumnPieceRows<kTileCols> % (kSubRows > 0 ? kSubRows : 1) == 0,
                 "merged blocks of whole 8-row blocks, whole blocks per piece");
   constexpr bool kRowMajor = RowMajorCodes<Map>::value;
-  constexpr bool kWholeBlocks = WholeBlockPaths<Map>::value;
   constexpr int kRowBlock = RowBlockCols<Map>::value;
   constexpr int kRowBlockDiv = kRowBlock > 0 ? kRowBlock : 1;  // (no division by zero where unused)
   static_assert(kRowBlock == 0 || (kMode == KeyMode::Own && !kRowMajor && kRowBlock % kChunk == 0 &&
@@ -493,25 +472,14 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
       const std::int64_t col = it.tile * kTileCols + std::int64_t(copy_w) * (16 / int(sizeof(In)));
       if (col < cols) {
         unsigned char* stage = stage_of(committed);
-        if constexpr (kWholeBlocks) {
-          // Rows [lo, hi) of the piece lie in the range (32-bit; this thread's first is `first`).
-          const int lo = int(std::max<std::int64_t>(it.rr.r0 - prow0, 0));
-          const int hi = int(std::min<std::int64_t>(it.rr.r1 - prow0, shape.piece_rows));
-          const int first = copy_row + (lo > copy_row ? (lo - copy_row + kRowStep - 1) / kRowStep * kRowStep : 0);
-          const In* src = x + (prow0 + first) * cols + col;
+        // Rows [lo, hi) of the piece lie in the range (32-bit; this thread's first is `first`).
+        const int lo = int(std::max<std::int64_t>(it.rr.r0 - prow0, 0));
+        const int hi = int(std::min<std::int64_t>(it.rr.r1 - prow0, shape.piece_rows));
+        const int first = copy_row + (lo > copy_row ? (lo - copy_row + kRowStep - 1) / kRowStep * kRowStep : 0);
+        const In* src = x + (prow0 + first) * cols + col;
 #pragma unroll 4
-          for (int row = first; row < hi; row += kRowStep, src += kRowStep * cols)
-            cp_async_16(stage + std::uint32_t(row) * kRowBytes + std::uint32_t(copy_w ^ swizzle(row)) * 16u, src);
-        } else {
-          // Rows [lo, hi) of the piece lie in the range.
-          const std::int64_t lo = it.rr.r0 - prow0, hi = it.rr.r1 - prow0;
-          const In* src = x + (prow0 + copy_row) * cols + col;
-#pragma unroll 4
-          for (int row = copy_row; row < shape.piece_rows; row += kRowStep, src += kRowStep * cols) {
-            if (row >= lo && row < hi)
-              cp_async_16(stage + std::uint32_t(row) * kRowBytes + std::uint32_t(copy_w ^ swizzle(row)) * 16u, src);
-          }
-        }
+        for (int row = first; row < hi; row += kRowStep, src += kRowStep * cols)
+          cp_async_16(stage + std::uint32_t(row) * kRowBytes + std::uint32_t(copy_w ^ swizzle(row)) * 16u, src);
       }
       ++pk;
       break;
@@ -550,6 +518,24 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     const RowRange rr = it.rr;
     const std::int64_t c0 = it.tile * kTileCols + cx * kChunk;
     const bool col_ok = c0 < cols;  // cols % 8 == 0: a chunk is whole or absent
+    // Column-major codes: the code of (row, c0 + jc) for a row of this thread's blocks is at
+    // out_ref + row + jc * out_step. The rows of a range are contiguous in every column (a merged
+    // range's: those of each of its blocks, the thread's own sub-range from ref_row on) and its
+    // columns one step apart (the maps' contract, file comment), so two out_offset calls per item
+    // serve all of the thread's blocks (out_offset per column and block took 25-30 instructions
+    // per block, a division for Mx3dMap). out_vec_item: its whole blocks take 8-byte stores.
+    std::int64_t out_ref = 0, out_step = 0;
+    bool out_vec_item = false;
+    if constexpr (!kRowMajor && kMode != KeyMode::Store) {
+      const std::int64_t ref_row = rr.r0 + (kSubRows > 0 ? std::int64_t(my_sub) * kSubRows : 0);
+      if (col_ok && ref_row < rr.r1) {
+        const std::int64_t ref = map.out_offset(ref_row, c0);
+        out_ref = ref - ref_row;
+        out_step = map.out_offset(ref_row, c0 + 1) - ref;
+        out_vec_item = out_vec && (reinterpret_cast<std::uintptr_t>(q) + std::uint64_t(out_ref)) % 8 == 0 &&
+                       out_step % 8 == 0;
+      }
+    }
 
     // Scale slot `sub` of a merged range (kSubRows > 0) exists where the range reaches it.
     const auto sub_exists = [&](int sub) { return kSubRows == 0 || rr.r0 + std::int64_t(sub) * kSubRows < rr.r1; };
@@ -576,17 +562,10 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
           if (full_rows || (row_b + i >= rr.r0 && row_b + i < rr.r1)) store_row8(row_b + i, c0, codes[i]);
         return;
       }
-      // Column jc's first code: out_offset per column, or (kAffineColumns) from the chunk's first
-      // column and the step between columns, both read before any store.
-      std::int64_t out0 = 0, out_step = 0;
-      if constexpr (AffineColumns<Map>::value) {
-        out0 = map.out_offset(row_b, c0);
-        out_step = map.out_offset(row_b, c0 + 1) - out0;
-      }
-      const auto out_of = [&](int jc) {
-        if constexpr (AffineColumns<Map>::value) return q + out0 + jc * out_step;
-        else return q + map.out_offset(row_b, c0 + jc);
-      };
+      // Column c0 + jc's codes at q + out_ref + row_b + jc * out_step (whole blocks; the bytes of
+      // a block at a range's edge or of an unaligned output one by one, by out_offset).
+      const bool vec = full_rows && out_vec_item;
+      std::uint8_t* dst = q + (out_ref + row_b);
       // Four columns at a time (fewer live registers).
       const auto store_half = [&](auto half) {
         constexpr int kHalf = decltype(half)::value;
@@ -595,12 +574,9 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
 #pragma unroll
         for (int jh = 0; jh < 4; ++jh) {
           const int jc = 4 * kHalf + jh;
-          std::uint8_t* dst = out_of(jc);
-          if (full_rows && out_vec && reinterpret_cast<std::uintptr_t>(dst) % 8 == 0) {
-            *reinterpret_cast<uint2*>(dst) = colv[jh];
-            continue;
-          }
-          store_column_bytes(q, map, row_b, c0 + jc, rr.r0, rr.r1, colv[jh]);
+          if (vec) *reinterpret_cast<uint2*>(dst) = colv[jh];
+          else store_column_bytes(q, map, row_b, c0 + jc, rr.r0, rr.r1, colv[jh]);
+          dst += out_step;
         }
       };
       store_half(std::integral_constant<int, 0>{});
@@ -620,7 +596,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
       }
     };
     // The rows row_b + [lo, hi) of a block at a range's edge that lie in the range (0 <= lo < hi <= 8;
-    // 32-bit, for the tests per row of kWholeBlockPaths maps).
+    // 32-bit).
     const auto rows_in = [&](std::int64_t row_b) {
       return make_int2(row_b >= rr.r0 ? 0 : int(rr.r0 - row_b), row_b + 8 <= rr.r1 ? 8 : int(rr.r1 - row_b));
     };
@@ -673,35 +649,22 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
           const int L = Lc + p;
           consume(L);
           for_each_block(L, p, [&](std::int64_t row_b, const unsigned char* block, bool full_rows) {
-            if constexpr (kWholeBlocks) {
-              const auto fold = [&](int i) {
-                const RawChunk<In> raw = slot_chunk(block, i);
+            const auto fold = [&](int i) {
+              const RawChunk<In> raw = slot_chunk(block, i);
 #pragma unroll
-                for (int k = 0; k < kWords; ++k) {
-                  acc[k] = key_word<In, kDrop>(acc[k], raw.w[k]);
-                  if constexpr (kDrop) acc_all[k] = key_word<In, false>(acc_all[k], raw.w[k]);
-                }
-              };
-              // Whole blocks without a test per row.
-              if (full_rows) {
-#pragma unroll
-                for (int i = 0; i < 8; ++i) fold(i);
-              } else {
-                const int2 in = rows_in(row_b);
-#pragma unroll 1
-                for (int i = in.x; i < in.y; ++i) fold(i);
+              for (int k = 0; k < kWords; ++k) {
+                acc[k] = key_word<In, kDrop>(acc[k], raw.w[k]);
+                if constexpr (kDrop) acc_all[k] = key_word<In, false>(acc_all[k], raw.w[k]);
               }
+            };
+            // Whole blocks without a test per row.
+            if (full_rows) {
+#pragma unroll
+              for (int i = 0; i < 8; ++i) fold(i);
             } else {
-#pragma unroll
-              for (int i = 0; i < 8; ++i) {
-                if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
-                const RawChunk<In> raw = slot_chunk(block, i);
-#pragma unroll
-                for (int k = 0; k < kWords; ++k) {
-                  acc[k] = key_word<In, kDrop>(acc[k], raw.w[k]);
-                  if constexpr (kDrop) acc_all[k] = key_word<In, false>(acc_all[k], raw.w[k]);
-                }
-              }
+              const int2 in = rows_in(row_b);
+#pragma unroll 1
+              for (int i = in.x; i < in.y; ++i) fold(i);
             }
           });
           if (twice) release();
@@ -776,11 +739,15 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
 
     // Pass 2: cast, transpose, store (row-major codes: cast into the slots, then store row pieces).
     float enc[kChunk];
-    bool fast = true;
 #pragma unroll
-    for (int jc = 0; jc < kChunk; ++jc) {
-      enc[jc] = sscale[scale_slot0 + jc * kScaleStep].encode;
-      fast = fast && sfast[scale_slot0 + jc * kScaleStep] != 0;
+    for (int jc = 0; jc < kChunk; ++jc) enc[jc] = sscale[scale_slot0 + jc * kScaleStep].encode;
+    // The chunk's fast flags (bytes 0 / 1; one-column blocks: eight in a row, 8-byte aligned).
+    bool fast;
+    if constexpr (kScaleStep == 1) {
+      const uint2 f = *reinterpret_cast<const uint2*>(sfast + scale_slot0);
+      fast = (f.x & f.y) == 0x01010101u;
+    } else {
+      fast = sfast[scale_slot0] != 0;
     }
     const auto enc_of = [&](int jc) { return enc[jc]; };
     const auto scale_of = [&](int jc) -> const BlockScale& { return sscale[scale_slot0 + jc * kScaleStep]; };
@@ -846,30 +813,20 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
       if (it.loads > it.pieces || kMode == KeyMode::Load) consume(L);
       for_each_block(L, p, [&](std::int64_t row_b, const unsigned char* block, bool full_rows) {
         uint2 codes[8];
-        if constexpr (kWholeBlocks) {
-          // kWhole: all eight rows without a test per row (elsewhere the rows outside the range
-          // stay 0). kFast: the fast cast of every column, its instructions apart from the
-          // generic path's.
-          const auto cast_rows = [&](auto fast_path, auto whole) {
-            constexpr bool kFast = decltype(fast_path)::value, kWhole = decltype(whole)::value;
-            const int2 in = kWhole ? make_int2(0, 8) : rows_in(row_b);
+        // kWhole: all eight rows without a test per row (elsewhere the rows outside the range stay
+        // 0). kFast: the fast cast of every column, its instructions apart from the generic path's.
+        const auto cast_rows = [&](auto fast_path, auto whole) {
+          constexpr bool kFast = decltype(fast_path)::value, kWhole = decltype(whole)::value;
+          const int2 in = kWhole ? make_int2(0, 8) : rows_in(row_b);
 #pragma unroll
-            for (int i = 0; i < 8; ++i)
-              codes[i] = kWhole || (i >= in.x && i < in.y)
-                             ? quantize_chunk<P>(r, bounds, kFast, enc_of, scale_of, slot_chunk(block, i).unpack())
-                             : make_uint2(0u, 0u);
-          };
-          if (P == CastPath::Generic || !fast) cast_rows(std::false_type{}, std::false_type{});
-          else if (full_rows) cast_rows(std::true_type{}, std::true_type{});
-          else cast_rows(std::true_type{}, std::false_type{});
-        } else {
-#pragma unroll
-          for (int i = 0; i < 8; ++i) {
-            codes[i] = make_uint2(0u, 0u);
-            if (!full_rows && (row_b + i < rr.r0 || row_b + i >= rr.r1)) continue;
-            codes[i] = quantize_chunk<P>(r, bounds, fast, enc_of, scale_of, slot_chunk(block, i).unpack());
-          }
-        }
+          for (int i = 0; i < 8; ++i)
+            codes[i] = kWhole || (i >= in.x && i < in.y)
+                           ? quantize_chunk<P>(r, bounds, kFast, enc_of, scale_of, slot_chunk(block, i).unpack())
+                           : make_uint2(0u, 0u);
+        };
+        if (P == CastPath::Generic || !fast) cast_rows(std::false_type{}, std::false_type{});
+        else if (full_rows) cast_rows(std::true_type{}, std::true_type{});
+        else cast_rows(std::true_type{}, std::false_type{});
         if constexpr (kRowMajor) {
           // Over this thread's own slots (the first 8 bytes of its chunk's first vector per row).
 #pragma unroll

@@ -200,7 +200,9 @@ __device__ __forceinline__ std::uint32_t column_key(const std::uint32_t (&acc)[k
   std::uint32_t w = acc[0];
 #pragma unroll
   for (int k = 1; k < kWords; ++k) w = word == k ? acc[k] : w;
-  return kIsBf16<In> ? key_bits<In>(w, jc % 2) : w;
+  // (bf16: the half by a select; key_bits with a run-time half compiles to branches)
+  if constexpr (kIsBf16<In>) return (jc & 1) != 0 ? w & 0xFFFF0000u : w << 16;
+  else return w;
 }
 
 // The whole chunk folded into one accumulator.
