@@ -79,7 +79,8 @@ struct ColumnStreamShape {
   FastDiv range_div;
 };
 
-// The shared memory of one CTA: the stages, then the per-column keys, scales and flags.
+// The shared memory of one CTA: the stages, then the per-column keys (blocks of several chunks:
+// two buffers of per-chunk key pairs in the keys and alls regions), scales and flags.
 // The ranges of a CTA's first kColumnRangeCache items, read from the map once at the start: a
 // map's range can be a global load (group offsets, block tables), which the copies of every item
 // would otherwise wait for after each barrier (H100: token-grouped rhs at one group 51% of copy
@@ -297,15 +298,14 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   static_assert(kTileCols >= 64 && kTileCols <= 2048 && (kTileCols & (kTileCols - 1)) == 0,
                 "a power-of-two tile of 64..2048 columns: at most 32 row lanes per chunk");
   static_assert(kAmaxCols >= 1 && kTileCols % kAmaxCols == 0, "whole blocks per tile");
-  static_assert(kAmaxCols == 1 || kAmaxCols % kChunk == 0, "blocks of one column or of whole chunks");
+  static_assert(kAmaxCols == 1 || kAmaxCols % (2 * kChunk) == 0, "blocks of one column or of whole chunk pairs");
   static_assert(kMode == KeyMode::Own || (kAmaxCols == 1 && SubBlockRows<Map>::value == 0 && !RowMajorCodes<Map>::value),
                 "split blocks are column ranges of one block each");
   constexpr int kLanes = kStreamThreads * kChunk / kTileCols;  // row lanes per chunk (<= 32)
   constexpr int kWords = RawChunk<In>::kWords;
   constexpr int kVecs = kWords / 4;  // 16-byte pieces per chunk
-  // Merged ranges: kSubs blocks of kSubRows rows per range (units = 1), kSubLanes row lanes each.
+  // Merged ranges: blocks of kSubRows rows per range (units = 1), kSubLanes row lanes each.
   constexpr int kSubRows = SubBlockRows<Map>::value;
-  constexpr int kSubs = kColumnScaleSlots<Map, kTileCols> / kTileCols;
   constexpr int kSubLanes = kSubRows > 0 ? kSubRows / 8 : kLanes;
   static_assert(kSubRows % 8 == 0 && kColumnPieceRows<kTileCols> % (kSubRows > 0 ? kSubRows : 1) == 0,
                 "merged blocks of whole 8-row blocks, whole blocks per piece");
@@ -320,18 +320,18 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
   const int S = shape.stages;
   const ColumnStreamLayout lay(S, shape.stage_bytes, kColumnScaleSlots<Map, kTileCols>,
                                MapSharedBytes<Map>::value);  // as the host's
-  std::uint32_t* skeys = reinterpret_cast<std::uint32_t*>(smem + lay.keys);
-  std::uint32_t* salls = reinterpret_cast<std::uint32_t*>(smem + lay.alls);
+  // kAmaxCols > 1: the (key, all) pair of each chunk of a tile (and of each block of a merged range),
+  // two buffers of kKeySlots pairs (within the keys and alls regions: 8 bytes per column slot).
+  constexpr int kKeySlots = kColumnScaleSlots<Map, kTileCols> / kChunk;
+  uint2* chunk_keys = reinterpret_cast<uint2*>(smem + lay.keys);
+  int key_buffer = 0;
   BlockScale* sscale = reinterpret_cast<BlockScale*>(smem + lay.scales);
   std::uint8_t* sfast = smem + lay.fast;
   const int tid = int(threadIdx.x);
   const int cx = tid / kLanes, rl = tid % kLanes;
   const int my_sub = kSubRows > 0 ? rl / kSubLanes : 0;  // this thread's block of a merged range
-  const int slot0 = my_sub * kTileCols + cx * kChunk;     // its chunk's first column slot
-  // Scale slots: one per column (kAmaxCols = 1) or one per block of kAmaxCols columns.
-  constexpr int kChunksPerTile = kTileCols / kChunk, kBlocksPerTile = kTileCols / kAmaxCols;
-  constexpr int kScaleStep = kAmaxCols == 1 ? 1 : 0;
-  const int scale_slot0 = kAmaxCols == 1 ? slot0 : my_sub * kBlocksPerTile + cx * kChunk / kAmaxCols;
+  const int slot0 = my_sub * kTileCols + cx * kChunk;     // its chunk's first column slot (kAmaxCols = 1)
+  constexpr int kChunksPerTile = kTileCols / kChunk;
   const std::int64_t piece_rows = shape.piece_rows;
   const bool drop_nan = r.amax_nan == AmaxNan::Drop;
 
@@ -563,24 +563,26 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
         return;
       }
       // Column c0 + jc's codes at q + out_ref + row_b + jc * out_step (whole blocks; the bytes of
-      // a block at a range's edge or of an unaligned output one by one, by out_offset).
-      const bool vec = full_rows && out_vec_item;
-      std::uint8_t* dst = q + (out_ref + row_b);
-      // Four columns at a time (fewer live registers).
-      const auto store_half = [&](auto half) {
-        constexpr int kHalf = decltype(half)::value;
-        uint2 colv[4];
-        transpose_8x4<kHalf>(codes, colv);
+      // a block at a range's edge or of an unaligned output one by one, by out_offset). Four
+      // columns at a time (fewer live registers).
+      const auto store_columns = [&](auto vec) {
+        std::uint8_t* dst = q + (out_ref + row_b);
+        const auto store_half = [&](auto half) {
+          constexpr int kHalf = decltype(half)::value;
+          uint2 colv[4];
+          transpose_8x4<kHalf>(codes, colv);
 #pragma unroll
-        for (int jh = 0; jh < 4; ++jh) {
-          const int jc = 4 * kHalf + jh;
-          if (vec) *reinterpret_cast<uint2*>(dst) = colv[jh];
-          else store_column_bytes(q, map, row_b, c0 + jc, rr.r0, rr.r1, colv[jh]);
-          dst += out_step;
-        }
+          for (int jh = 0; jh < 4; ++jh) {
+            if constexpr (decltype(vec)::value) *reinterpret_cast<uint2*>(dst) = colv[jh];
+            else store_column_bytes(q, map, row_b, c0 + 4 * kHalf + jh, rr.r0, rr.r1, colv[jh]);
+            dst += out_step;
+          }
+        };
+        store_half(std::integral_constant<int, 0>{});
+        store_half(std::integral_constant<int, 1>{});
       };
-      store_half(std::integral_constant<int, 0>{});
-      store_half(std::integral_constant<int, 1>{});
+      if (full_rows && out_vec_item) store_columns(std::true_type{});
+      else store_columns(std::false_type{});
     };
 
     // f(row_b, block, full_rows) for each of this thread's 8-row blocks of piece p (in the stage of
@@ -695,8 +697,7 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
             k = max(k, column_key<In>(acc, jc));
             a = max(a, column_key<In>(kDrop ? acc_all : acc, jc));
           }
-          skeys[my_sub * kChunksPerTile + cx] = k;
-          salls[my_sub * kChunksPerTile + cx] = a;
+          chunk_keys[key_buffer * kKeySlots + my_sub * kChunksPerTile + cx] = make_uint2(k, a);
         }
       };
       if (drop_nan) reduce(std::true_type{});
@@ -715,42 +716,52 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     }
 
     // Blocks of several chunks (kAmaxCols > 1, other warps' columns): the chunk keys through shared
-    // memory, one thread per block, between two CTA barriers.
+    // memory, then one CTA barrier, after which every thread takes its own block's key (the block's
+    // chunk keys, the same words for the threads of a block: broadcast reads) and block_cast, and
+    // one thread per block stores the scale. (One thread per block between two barriers, the others
+    // waiting for its serial key and cast, measured lower.) The keys alternate between two buffers:
+    // an item's writes come after the barrier of the item before, which every thread reaches only
+    // after its reads of the buffer two items back.
+    BlockCast own;  // kAmaxCols > 1: this thread's block
     if constexpr (kAmaxCols > 1) {
       __syncthreads();
-      for (int b = tid; b < kSubs * kBlocksPerTile; b += kStreamThreads) {
-        const int sub = b / kBlocksPerTile, blk = b % kBlocksPerTile;
-        // Chunks past `cols` (and blocks past the range) hold key 0, which cannot change the maximum.
-        std::uint32_t k = 0, a = 0;
-        const int c0b = sub * kChunksPerTile + blk * (kAmaxCols / kChunk);
-        for (int c = c0b; c < c0b + kAmaxCols / kChunk; ++c) {
-          k = max(k, skeys[c]);
-          a = max(a, salls[c]);
-        }
-        const BlockCast bc = block_cast<P>(r, bounds, k, a);
-        sscale[b] = bc.scale;
-        sfast[b] = bc.fast ? 1 : 0;
-        const std::int64_t col = it.tile * kTileCols + std::int64_t(blk) * kAmaxCols;
-        if (col < cols && rr.writes_scale && sub_exists(sub))
-          store_scale(scales, scale_index_of(sub, col), scale_bytes, bc.scale.stored);
+      const int blk = cx * kChunk / kAmaxCols;
+      const uint4* pairs = reinterpret_cast<const uint4*>(chunk_keys + key_buffer * kKeySlots +
+                                                          my_sub * kChunksPerTile + blk * (kAmaxCols / kChunk));
+      // Chunks past `cols` (and blocks past the range) hold key 0, which cannot change the maximum.
+      std::uint32_t k = 0, a = 0;
+#pragma unroll
+      for (int c = 0; c < kAmaxCols / kChunk / 2; ++c) {
+        const uint4 p = pairs[c];  // two chunks' (key, all)
+        k = max(k, max(p.x, p.z));
+        a = max(a, max(p.y, p.w));
       }
-      __syncthreads();
+      own = block_cast<P>(r, bounds, k, a);
+      const std::int64_t col = it.tile * kTileCols + std::int64_t(blk) * kAmaxCols;
+      if (rl % kSubLanes == 0 && cx * kChunk % kAmaxCols == 0 && col < cols && rr.writes_scale && sub_exists(my_sub))
+        store_scale(scales, scale_index_of(my_sub, col), scale_bytes, own.scale.stored);
+      key_buffer ^= 1;
     }
 
     // Pass 2: cast, transpose, store (row-major codes: cast into the slots, then store row pieces).
     float enc[kChunk];
-#pragma unroll
-    for (int jc = 0; jc < kChunk; ++jc) enc[jc] = sscale[scale_slot0 + jc * kScaleStep].encode;
-    // The chunk's fast flags (bytes 0 / 1; one-column blocks: eight in a row, 8-byte aligned).
     bool fast;
-    if constexpr (kScaleStep == 1) {
-      const uint2 f = *reinterpret_cast<const uint2*>(sfast + scale_slot0);
-      fast = (f.x & f.y) == 0x01010101u;
+    if constexpr (kAmaxCols > 1) {
+#pragma unroll
+      for (int jc = 0; jc < kChunk; ++jc) enc[jc] = own.scale.encode;
+      fast = own.fast;
     } else {
-      fast = sfast[scale_slot0] != 0;
+#pragma unroll
+      for (int jc = 0; jc < kChunk; ++jc) enc[jc] = sscale[slot0 + jc].encode;
+      // The chunk's fast flags (bytes 0 / 1, eight in a row, 8-byte aligned).
+      const uint2 f = *reinterpret_cast<const uint2*>(sfast + slot0);
+      fast = (f.x & f.y) == 0x01010101u;
     }
     const auto enc_of = [&](int jc) { return enc[jc]; };
-    const auto scale_of = [&](int jc) -> const BlockScale& { return sscale[scale_slot0 + jc * kScaleStep]; };
+    const auto scale_of = [&](int jc) -> const BlockScale& {
+      if constexpr (kAmaxCols > 1) return own.scale;
+      else return sscale[slot0 + jc];
+    };
     const int cast_L0 = Lc + (it.loads > it.pieces ? it.pieces : 0);
     // The row blocks of piece p (kRowBlock > 0), from the stage of load L: thread t takes chunk
     // t % kChunksPerTile of rows t / kChunksPerTile + k * kLanes (a warp covers whole row pieces of
@@ -861,8 +872,8 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
       }
       release();
     }
-    // The next item rewrites sscale and sfast after this warp's __syncwarp (one-chunk blocks) or
-    // after its first CTA barrier (wider blocks, skeys too).
+    // The next item rewrites sscale and sfast after this warp's __syncwarp (one-column blocks);
+    // wider blocks' keys alternate between two buffers (above).
     Lc += it.loads;
   }
   cp_async_wait(0);  // no copy may outlive the CTA
