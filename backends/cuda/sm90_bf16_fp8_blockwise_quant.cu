@@ -533,6 +533,7 @@ struct RowMajorBlockMap {
     return i * scale_cols + (col >> col_shift);
   }
   __device__ std::int64_t out_offset(std::int64_t row, std::int64_t col) const { return row * cols + col; }
+  __device__ std::int64_t code_row_stride() const { return cols; }
 };
 
 // Launches column_stream_kernel (sm_90, aligned input, cols % 8 == 0) or else row_major_blocks_kernel

@@ -155,8 +155,9 @@ __device__ __forceinline__ std::uint32_t combine_keys(std::uint32_t a, std::uint
 
 // Map traits of the stream kernel. kSubBlockRows (> 0): a range holds several scale blocks of that
 // many rows, one after another (MergedRanges below): scale_index(range, sub, col). kRowMajorCodes:
-// the codes are row-major (out_offset(row, col + 1) = out_offset(row, col) + 1), written from
-// shared memory a row piece per warp instruction.
+// the codes are row-major (out_offset(row, col + 1) = out_offset(row, col) + 1, and
+// out_offset(row + 1, col) = out_offset(row, col) + map.code_row_stride() inside a range), written
+// from shared memory a row piece per warp instruction.
 template <class Map, class = void>
 struct SubBlockRows : std::integral_constant<int, 0> {};
 template <class Map>
@@ -861,12 +862,25 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
         const std::int64_t col = it.tile * kTileCols + std::int64_t(w) * kChunk;
         const std::int64_t prow0 = it.base + p * piece_rows;
         const unsigned char* stage = stage_of(L);
-        if (col < cols) {
-          for (int row = tid / kCodeVecs; row < shape.piece_rows; row += kCodeRowStep) {
-            const std::int64_t abs_row = prow0 + row;
-            if (abs_row < rr.r0 || abs_row >= rr.r1) continue;
-            store_row8(abs_row, col, *reinterpret_cast<const uint2*>(stage + std::uint32_t(row) * kRowBytes +
-                                                                   std::uint32_t((w * kVecs) ^ swizzle(row)) * 16u));
+        // Rows [lo, hi) of the piece lie in the range (32-bit, this thread's first is `first`); the
+        // codes of a row lie code_row_stride() after the row before's (one out_offset per piece).
+        const int lo = int(std::max<std::int64_t>(rr.r0 - prow0, 0));
+        const int hi = int(std::min<std::int64_t>(rr.r1 - prow0, shape.piece_rows));
+        const int row0 = tid / kCodeVecs;
+        const int first = row0 + (lo > row0 ? (lo - row0 + kCodeRowStep - 1) / kCodeRowStep * kCodeRowStep : 0);
+        if (col < cols && first < hi) {
+          std::uint8_t* dst = q + map.out_offset(prow0 + first, col);
+          const std::int64_t step = std::int64_t(kCodeRowStep) * map.code_row_stride();
+          const bool vec = out_vec && reinterpret_cast<std::uintptr_t>(dst) % 8 == 0 && step % 8 == 0;
+          for (int row = first; row < hi; row += kCodeRowStep, dst += step) {
+            const uint2 v = *reinterpret_cast<const uint2*>(stage + std::uint32_t(row) * kRowBytes +
+                                                            std::uint32_t((w * kVecs) ^ swizzle(row)) * 16u);
+            if (vec) {
+              *reinterpret_cast<uint2*>(dst) = v;
+            } else {
+#pragma unroll
+              for (int j = 0; j < kChunk; ++j) dst[j] = code_byte(v, j);
+            }
           }
         }
       }
