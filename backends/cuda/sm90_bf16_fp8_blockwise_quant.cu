@@ -343,9 +343,9 @@ struct KGroupedShared {
 
 template <class Rows>
 struct KGroupedMap {
-  // column_stream_kernel's traits. After group_blocks_kernel. H100, one binary, three runs each, % of copy at 1 / 16 / 64 / 128
-  // groups: 80.4-81.0 / 84.6-85.0 / 83.5-84.2 / 81.6-81.9 with it, 79.9-80.6 / 84.2-84.5 /
-  // 82.9-83.1 / 80.9-81.3 without.
+  // column_stream_kernel's traits. After group_blocks_kernel. H100, one binary, three runs each, %
+  // of copy at 1 / 16 / 64 / 128 groups: 80.4-81.0 / 84.6-85.0 / 83.5-84.2 / 81.6-81.9 with it,
+  // 79.9-80.6 / 84.2-84.5 / 82.9-83.1 / 80.9-81.3 without.
   static constexpr bool kProgrammaticLaunch = Rows::kSharedBytes == 0;
   static constexpr std::uint32_t kSharedBytes = Rows::kSharedBytes;
   static constexpr bool kSharedRanges = false;

@@ -455,6 +455,17 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
     return stage_chunk(block + std::uint32_t(i) * kRowBytes, cx, my_swz);
   };
 
+  // The rows [x, y) of the piece from row prow0 on that lie in `range` (32-bit, clamped to the
+  // piece), and a thread's first row row0 + k * step (k >= 0) at or after x: the bounds of the
+  // copy and row-major store loops.
+  const auto piece_span = [&](const RowRange& range, std::int64_t prow0) {
+    return make_int2(int(std::max<std::int64_t>(range.r0 - prow0, 0)),
+                     int(std::min<std::int64_t>(range.r1 - prow0, shape.piece_rows)));
+  };
+  const auto first_row = [](int row0, int lo, int step) {
+    return row0 + (lo > row0 ? (lo - row0 + step - 1) / step * step : 0);
+  };
+
   // The copies: every thread walks the CTA's loads in order (the same for all threads) and copies
   // vector w = tid % kRowVecs of rows tid / kRowVecs + k * kRowStep of each (the rows of the range,
   // the columns below `cols`); one commit group per load (an empty group past the last load keeps
@@ -473,13 +484,11 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
       const std::int64_t col = it.tile * kTileCols + std::int64_t(copy_w) * (16 / int(sizeof(In)));
       if (col < cols) {
         unsigned char* stage = stage_of(committed);
-        // Rows [lo, hi) of the piece lie in the range (32-bit; this thread's first is `first`).
-        const int lo = int(std::max<std::int64_t>(it.rr.r0 - prow0, 0));
-        const int hi = int(std::min<std::int64_t>(it.rr.r1 - prow0, shape.piece_rows));
-        const int first = copy_row + (lo > copy_row ? (lo - copy_row + kRowStep - 1) / kRowStep * kRowStep : 0);
+        const int2 span = piece_span(it.rr, prow0);
+        const int first = first_row(copy_row, span.x, kRowStep);
         const In* src = x + (prow0 + first) * cols + col;
 #pragma unroll 4
-        for (int row = first; row < hi; row += kRowStep, src += kRowStep * cols)
+        for (int row = first; row < span.y; row += kRowStep, src += kRowStep * cols)
           cp_async_16(stage + std::uint32_t(row) * kRowBytes + std::uint32_t(copy_w ^ swizzle(row)) * 16u, src);
       }
       ++pk;
@@ -862,17 +871,14 @@ __global__ void __launch_bounds__(kStreamThreads, 2)
         const std::int64_t col = it.tile * kTileCols + std::int64_t(w) * kChunk;
         const std::int64_t prow0 = it.base + p * piece_rows;
         const unsigned char* stage = stage_of(L);
-        // Rows [lo, hi) of the piece lie in the range (32-bit, this thread's first is `first`); the
-        // codes of a row lie code_row_stride() after the row before's (one out_offset per piece).
-        const int lo = int(std::max<std::int64_t>(rr.r0 - prow0, 0));
-        const int hi = int(std::min<std::int64_t>(rr.r1 - prow0, shape.piece_rows));
-        const int row0 = tid / kCodeVecs;
-        const int first = row0 + (lo > row0 ? (lo - row0 + kCodeRowStep - 1) / kCodeRowStep * kCodeRowStep : 0);
-        if (col < cols && first < hi) {
+        // The codes of a row lie code_row_stride() after the row before's (one out_offset per piece).
+        const int2 span = piece_span(rr, prow0);
+        const int first = first_row(tid / kCodeVecs, span.x, kCodeRowStep);
+        if (col < cols && first < span.y) {
           std::uint8_t* dst = q + map.out_offset(prow0 + first, col);
           const std::int64_t step = std::int64_t(kCodeRowStep) * map.code_row_stride();
           const bool vec = out_vec && reinterpret_cast<std::uintptr_t>(dst) % 8 == 0 && step % 8 == 0;
-          for (int row = first; row < hi; row += kCodeRowStep, dst += step) {
+          for (int row = first; row < span.y; row += kCodeRowStep, dst += step) {
             const uint2 v = *reinterpret_cast<const uint2*>(stage + std::uint32_t(row) * kRowBytes +
                                                             std::uint32_t((w * kVecs) ^ swizzle(row)) * 16u);
             if (vec) {
